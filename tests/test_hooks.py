@@ -1593,6 +1593,30 @@ def test_a_prompt_that_only_steers_the_work_has_no_topic(prompt):
     assert recall.is_trivial(prompt)
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    # Written after the lists of courtesies: none of these sentences is among the ones they were made from.
+    ["ok merci, on continue comme ça", "parfait, vas-y", "très bien, on passe à la suite", "super, danke dir", "alles klar, weiter so",
+     "Vielen Dank, das passt so", "vale, gracias, sigue", "Muchas gracias, está perfecto", "ottimo, grazie mille", "beleza, pode continuar",
+     "Sim, pode seguir", "top, ga maar door", "отлично, спасибо, продолжай", "ありがとうございます、続けてください", "はい、お願いします",
+     "好的，谢谢，继续吧", "没问题，开始吧", "네, 계속 진행해 주세요", "d'accord, c'est parfait", "Ja, genau so machen wir das"],
+)
+def test_a_courtesy_in_another_language_has_no_topic(prompt):
+    # Made of its language's commonest words, which any note in that language holds: it was
+    # searched, and injected such notes at relevance 1.0 (an audit: "了解しました", "c'est bon, continue").
+    assert recall.is_trivial(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["Wo wird die Sitzung gespeichert?", "Comment on relance le serveur de test ?", "merci, et comment on relance le serveur ?",
+     "Quelle est la politique de sauvegarde ?", "Dove sono salvati i log?", "認証サービスのトークンは何時間有効ですか？", "ログの保存先はどこですか",
+     "继续部署认证服务", "数据库密码在哪里", "Как перезапустить сервер?", "Warum schlägt der Import fehl?", "die casting defects?"],
+)
+def test_a_question_in_another_language_keeps_its_topic(prompt):
+    assert not recall.is_trivial(prompt)
+
+
 @pytest.mark.parametrize("prompt", ["use the second option please", "bump the version now please", "handle the empty case too", "inline that"])
 def test_a_longer_request_with_one_word_of_its_own_points_at_the_screen(prompt):
     # Outside a question, one topic word in a request is what the agent is looking at.

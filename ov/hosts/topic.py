@@ -28,8 +28,13 @@ skipped, read as the words "parse" and "time"). Unless the prompt only mentions 
 a remark ("lol I renamed utils.py yesterday, anyway thanks"): :func:`about` leaves such names out,
 and the rest of the prompt is read as any other.
 
-The lists are English, like the stop words of the default index. Words in other languages count as
-topic words, and the relevance cut-off decides for them as before.
+The lists are English, like the stop words of the default index, with the short courtesies of
+other languages beside them (:data:`_COURTESIES`: "merci, on continue", "danke, mach weiter",
+"了解しました", "好的，我们继续"): a courtesy is made of its language's commonest words, which any
+note in that language holds, so the relevance cut-off let it inject at full relevance. The
+function words of the language a prompt is written in (:func:`~ov.index.function_words.foreign`),
+and those no English word is spelled like ("où", "für", "где"), are chatter too. Other words of
+other languages count as topic words, and the relevance cut-off decides for them.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from __future__ import annotations
 import re
 from itertools import dropwhile
 
+from ov.index.function_words import FUNCTION_WORDS, foreign
+from ov.regex import LazyPattern
 from ov.retrieval.named import IDENTIFIER, named_paths, without_names
 from ov.summaries.text import QUESTION_MARKS, asks
 
@@ -68,6 +75,63 @@ _CHATTER = frozenset(
     yep yes yesterday yet you your yup
     """.split()
 )
+# Thanks, yes and no, approval and "go on" in other languages, with the verbs such a courtesy is
+# said with ("c'est bon", "mach weiter", "sigue así"): never a topic. Only words no English word is
+# spelled like (French "plus" and "son", German "war", Spanish "con" are left out).
+_COURTESIES = {
+    "french": """
+        merci beaucoup oui ouais non bon bonne bien très super parfait parfaitement génial nickel
+        accord entendu compris voilà voila bravo impeccable continuez continuons poursuis poursuivez
+        suite vas allez allons fais faites est ça ca marche salut bonjour bonsoir coucou vraiment
+        tout toutes tous maintenant encore ensuite alors donc puis déjà
+    """,
+    "german": """
+        danke dank vielen bitte ja jawohl nein gut sehr prima toll klasse klar alles genau passt
+        einverstanden verstanden stimmt richtig weiter weitermachen fortfahren mach macht machen
+        los ist sind schön super perfekt wunderbar hallo moin jetzt dann nun noch mal bitteschön
+    """,
+    "spanish": """
+        gracias muchas sí vale bien muy bueno buena perfecto perfecta genial estupendo listo lista
+        sigue seguimos continúa continua continúe continuar adelante acuerdo claro entendido hazlo
+        haz dale vamos hola está es así ahora entonces también
+    """,
+    "italian": """
+        grazie mille sì bene benissimo perfetto ottimo certo capito chiaro va vai continua continuiamo
+        procedi procediamo avanti fallo fai andiamo ciao bravo è così adesso ora allora anche
+    """,
+    "portuguese": """
+        obrigado obrigada valeu sim não beleza certo perfeito ótimo otimo pode podes continua continue
+        continuar siga segue seguir entendi entendido claro bom boa legal isso faz vamos olá oi é está
+        assim agora então também
+    """,
+    "dutch": """
+        dank bedankt dankjewel dankuwel ja nee goed prima mooi top oké begrepen klopt duidelijk
+        verder doorgaan ga gaan doe maar graag hoi hallo nu dan ook
+    """,
+    "russian": """
+        спасибо спс да нет хорошо ок окей отлично понял поняла понятно ясно продолжай продолжайте
+        продолжим продолжаем давай давайте дальше ладно супер пожалуйста ага угу так делай сделай
+        готово верно можно привет теперь
+    """,
+}
+# A CJK acknowledgement is one run of characters with no space: read without these, nothing of it
+# is left ("了解しました", "お願いします", "好的，我们继续", "네, 계속 진행해 주세요"). Hiragana endings are
+# listed whole, so that a word of kanji before them ("設定します") is still a topic.
+_CJK_COURTESY = LazyPattern(
+    "ありがとう|ございます|ございました|どうも|お願い|おねがい|いたします|しました|します|して|ください|下さい"
+    "|はい|いいえ|ええ|うん|そうです|そう|でした|です|ました|ます|了解|承知|分かりました|わかりました|大丈夫|いいです|いい"
+    "|完璧|素晴らしい|すばらしい|続けて|続けます|続行|進めて|進めます|どうぞ|よろしく|じゃあ|では|それで|お疲れ様|おつかれさま"
+    "|助かります|すみません|ごめん|問題ない|問題ありません|ね|よ|な"
+    "|谢谢|多谢|感谢|谢了|好的|好吧|好|行|可以|了解|明白|知道|收到|没问题|没事|继续|接着|我们|你|吧|了|呢|啊|嗯|哦|对|是的|是"
+    "|请|太好了|太棒了|很好|不错|完美|辛苦|麻烦|加油|开始|下一步|就这样|这样|一下|吗"
+    "|감사합니다|감사해요|고맙습니다|고마워요|고마워|네|예|응|좋아요|좋습니다|좋아|알겠습니다|알겠어요|알았어|계속|진행해|진행|해주세요"
+    "|주세요|하세요|해요|해|부탁합니다|부탁해요|완벽해요|완벽합니다|훌륭해요|괜찮아요|괜찮습니다|수고하셨습니다|그래요|그럼"
+)
+_CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# Other languages' function words no English word is spelled like: chatter in any prompt.
+_UNENGLISH = frozenset(word for words in FUNCTION_WORDS.values() for word in words if not word.isascii())
+_COURTESY_WORDS = {language: frozenset(words.split()) for language, words in _COURTESIES.items()}
+_CHATTER = _CHATTER | frozenset(word for words in _COURTESY_WORDS.values() for word in words)
 # What an agent is asked to do, and what it does it to: talk around the work in a request ("fix
 # it", "run the tests"), a topic in a question asking how, what, which, where, when or who ("how
 # do I run the tests?"). These are stems: their regular forms (tests, fixed, running) are made below.
@@ -215,13 +279,21 @@ def has_topic(prompt: str) -> bool:
     asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
     needed = 1 if asked or len(words) <= SHORT else 2
+    said = foreign(words, _COURTESY_WORDS)  # the function words of the language it is written in, if not English
     for before, word in zip(["", *words], words, strict=False):
-        if len(word) < 2 or word in _CHATTER or (word in _TASK and (not tasks_are_topics or before in _POINTING)):
+        if len(word) < 2 or word in _CHATTER or word in said or word in _UNENGLISH or _courtesy(word):
+            continue
+        if word in _TASK and (not tasks_are_topics or before in _POINTING):
             continue
         needed -= 1
         if not needed:
             return True
     return False
+
+
+def _courtesy(word: str) -> bool:
+    """Whether ``word``, a run of CJK characters, is an acknowledgement (:data:`_CJK_COURTESY`)."""
+    return bool(_CJK.search(word)) and not _CJK_COURTESY.sub("", word)
 
 
 def about(prompt: str) -> str:

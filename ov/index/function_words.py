@@ -19,7 +19,7 @@ language:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ov.regex import LazyPattern
 
@@ -92,17 +92,17 @@ def spoken(text: str) -> str:
     return _ELIDED.sub(" ", text)
 
 
-def foreign(words: Iterable[str]) -> frozenset[str]:
+def foreign(words: Iterable[str], more: Mapping[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The function words of the language other than English that ``words`` (lower case, as
     written) are in, or none: the language with the most of them, more than English's
     (:data:`_ENGLISH`), and at least two unless one is written in letters English has not ("где",
-    "où": no English sentence borrows it)."""
+    "où": no English sentence borrows it). ``more`` adds words of a language to its list."""
     words = set(words)
     english = len(words & _ENGLISH)
     best: frozenset[str] = frozenset()
     most = english
-    for function_words in FUNCTION_WORDS.values():
-        held = words & function_words
+    for language, function_words in FUNCTION_WORDS.items():
+        held = words & (function_words | more.get(language, frozenset()) if more else function_words)
         if len(held) > most and (len(held) >= 2 or not all(word.isascii() for word in held)):
             best, most = frozenset(held), len(held)
     return best
