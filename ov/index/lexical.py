@@ -6,8 +6,10 @@ Thai, Lao, Khmer and Myanmar letter with its marks: those scripts put no space
 between words) and every other run of letters, combining marks and digits a
 word, then lower-casing and a stemmer. So a Chinese, Japanese, Korean or Thai
 query matches lexically (consecutive characters are also asked for as phrases,
-which ranks exact words first) while English keeps its stemming. Queries drop stop words and question words before
-they are built.
+which ranks exact words first) while English keeps its stemming. Queries drop
+stop words and question words before they are built, and elided fragments and
+the function words of the language they are written in
+(:mod:`ov.index.function_words`).
 
 Text and queries are folded before the analyzer sees them (tantivy has no such
 filter; :func:`fold`): put in Unicode NFKC, so that ``café`` typed composed and
@@ -52,10 +54,10 @@ FOLDED_SCHEMA = 14
 # The oldest schema whose full-text index this ov can search, while a rebuild replaces it: the same
 # analyzer and stored values, records cut otherwise (10 chunked code as Markdown) or fields since
 # added (11 had no "about"), or text analysed otherwise only in what no older query could find
-# (13 and before: a sentence of Thai was one token; a full-width letter or an ß was not folded). 9 analysed text before NFC and without
-# combining marks: a query with an accent or an Indic vowel sign would not match its words. Raise
-# it to SCHEMA_VERSION with a change to what is stored or how most text is analysed; a field added
-# goes in _ADDED_FIELDS.
+# (13 and before: a sentence of Thai was one token; a full-width letter or an ß was not folded). 9
+# analysed text before NFC and without combining marks: a query with an accent or an Indic vowel
+# sign would not match its words. Raise it to SCHEMA_VERSION with a change to what is stored or how
+# most text is analysed; a field added goes in _ADDED_FIELDS.
 READABLE_SCHEMA = 10
 # The matched fields each schema added since READABLE_SCHEMA. tantivy opens an index only with
 # the schema it was written with, so an older one is opened with its own and searched without
