@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from ov.errors import InvalidInput
@@ -142,12 +143,31 @@ def mentioned_dates(text: str, *, now: float | None = None) -> list[DateMention]
     2022", "in June", "in 2023", "2023-06-03") and spans back from ``now`` ("yesterday", "last
     week", "three days ago"). A date that does not exist (February 30) is skipped; one without a
     year takes the year of the next date that has one ("between August 11 and August 15 2023")."""
-    out: list[DateMention] = []
+    out = [mention for _match, mention in _dates_in(text, time.time() if now is None else now)]
+    following = None
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].year is None and following is not None:
+            out[i] = replace(out[i], year=following)
+        following = out[i].year if out[i].year is not None else following
+    return out
+
+
+def without_dates(text: str) -> str:
+    """``text`` without the words of the dates it names (:func:`mentioned_dates`): what a question
+    asks about beside when ("rotate API keys" of "rotate API keys last week")."""
+    spans = [match.span() for match, _mention in _dates_in(text, 0.0)]
+    for start, end in reversed(spans):
+        text = f"{text[:start]} {text[end:]}"
+    return text
+
+
+def _dates_in(text: str, now: float) -> Iterator[tuple[re.Match, DateMention]]:
+    """Each date ``text`` names with the words that name it, in order; a year not yet inferred."""
     if not any(char.isdigit() for char in text) and _CUES.isdisjoint(re.findall(r"[a-z]+", text.lower())):
-        return out
+        return
     for match in _DATE_RE.finditer(text):
         if match["rel"]:
-            out.append(_relative(match, time.time() if now is None else now))
+            yield match, _relative(match, now)
             continue
         parts = {key[0]: value for key, value in match.groupdict().items() if value is not None}
         if "i" in parts:
@@ -162,13 +182,7 @@ def mentioned_dates(text: str, *, now: float | None = None) -> list[DateMention]
             datetime(year or 2000, month or 1, day or 1)  # 2000 is a leap year: February 29 of any year exists
         except ValueError:
             continue
-        out.append(DateMention(year, month, day))
-    following = None
-    for i in range(len(out) - 1, -1, -1):
-        if out[i].year is None and following is not None:
-            out[i] = replace(out[i], year=following)
-        following = out[i].year if out[i].year is not None else following
-    return out
+        yield match, DateMention(year, month, day)
 
 
 def _relative(match: re.Match, now: float) -> DateMention:

@@ -482,6 +482,30 @@ def test_a_record_holding_one_rare_word_of_the_query_is_not_a_full_match(ov):
     assert found(ov, "grafana")["resources"][0]["relevance"] == 1.0
 
 
+def test_a_one_word_query_is_no_full_match_for_a_message_found_by_its_neighbours(ov):
+    # Found by an audit: a reply found through the question beside it ("kitchen" is in the reply,
+    # not the question) read 0.94 on its neighbours' BM25, over the prompt hook's cut-off.
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    for said in ("Where is the coffee machine?", "Third floor, next to the kitchen."):
+        assert ov("session", "add", "s1", "--text", said).exit_code == 0
+    relevance = {h["snippet"]: h["relevance"] for h in found(ov, "kitchen", "--type", "session")["sessions"]}
+    assert relevance["Third floor, next to the kitchen."] == 1.0
+    assert relevance.get("Where is the coffee machine?", 0.0) < 0.1
+
+
+@pytest.mark.parametrize("when", ["last week", "yesterday", "on 5 December 2026", "in June", "2026-06-03"])
+def test_a_date_in_the_query_changes_the_order_not_the_relevance(ov, when):
+    # Found by an audit: the date's words counted as words of the question that the answer lacks,
+    # so "rotate API keys last week" read 0.55 where "rotate API keys" read 0.99, under the
+    # prompt hook's cut-off and any --threshold (docs/retrieval.md: a date orders, nothing more).
+    write(ov, "viking://resources/security.md", "# Keys\n\nRotate API keys every 90 days with the vault CLI.\n")
+    write(ov, "viking://resources/other.md", "# Cart\n\nThe cart keeps items for a week.\n")
+    plain = found(ov, "rotate API keys")["resources"][0]
+    dated = found(ov, f"rotate API keys {when}")["resources"][0]
+    assert dated["uri"] == plain["uri"] == "viking://resources/security.md"
+    assert dated["relevance"] == pytest.approx(plain["relevance"], abs=0.05) and plain["relevance"] > 0.9
+
+
 def test_the_share_of_the_query_is_counted_for_the_results_shown_not_every_candidate(ov, monkeypatch):
     # The share cap took one full-text look-up a query word over every candidate (about half a
     # prompt's ranking); only the results shown and the best relevance need it, and the values

@@ -41,8 +41,9 @@ class Relevance:
         self._vector: dict[str, tuple[float, float]] = {}  # record id -> (the vectors' weight, its cosine)
         self._cap: dict[int, float] = {}  # label -> the share cap, once counted
         self._best: float | None = None
-        # A one-word query has nothing to share: its BM25 is its match.
-        self._capped = len(terms.words) >= 2
+        # A one-word query is capped too: a message found by its neighbours' word alone ("next to
+        # the kitchen" for "kitchen") read 0.94 on their BM25, and holds none of the query.
+        self._capped = bool(terms.words)
 
     def blend(self, similar: dict[str, tuple[float, float]]) -> None:
         """Blend in each record's cosine: record id -> (the vector ranking's weight for its type,
