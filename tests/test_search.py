@@ -387,6 +387,29 @@ def test_a_weak_file_under_a_matching_directory_is_lifted_by_it(tree):
     assert len(set(uris(result.hits))) == len(result.hits)  # one result per unit
 
 
+def test_a_summary_whose_match_is_one_files_lifts_none_of_the_files_beside_it(store):
+    """(found by an audit: the store's root and a folder quoting one file's first line lifted every
+    file and project beside it to 0.54, above a memory that answers in part) The folders say
+    nothing that security.md does not, so the files beside it keep their own match, as find ranks them."""
+    store.mkdir(store.uri("viking://resources/docs"), "Team handbook. Security: Rotate API keys every 90 days with vault rotate.")
+    put(
+        store,
+        {
+            "viking://resources/.abstract.md": "Security: Rotate API keys every 90 days with vault rotate.",
+            "viking://resources/docs/security.md": "# Security\n\nRotate API keys every 90 days with `vault rotate`.\n",
+            "viking://resources/docs/onboarding.md": "# Onboarding\n\nNew hires collect their office keys at the front desk on day one.\n",
+            "viking://resources/docs/deploy.md": "# Deploy\n\nThe deploy job reads its API token from the vault and ships from main.\n",
+            "viking://resources/shop/cart.md": "# Cart\n\nThe cart sums the items, applies the discount and keys each line by its SKU.\n",
+            "viking://user/default/memories/entities/systems/staging.md": "The staging database password is rotated monthly by the platform team.\n",
+        },
+    )
+    query = "how do we rotate API keys"
+    files = [h.uri for h in search(store, query).hits if h.level == 2]
+    assert files == [h.uri for h in find(store, query).hits if h.level == 2]
+    assert files.index("viking://user/default/memories/entities/systems/staging.md") < files.index("viking://resources/docs/onboarding.md")
+    assert files.index("viking://user/default/memories/entities/systems/staging.md") < files.index("viking://resources/shop/cart.md")
+
+
 def test_search_reaches_files_below_nested_directories(store):
     store.mkdir(store.uri("viking://resources/platform"), "Platform engineering: clusters, networking and credential rotation.")
     store.mkdir(store.uri("viking://resources/platform/identity"), "Identity: service accounts and credential rotation schedules.")

@@ -11,7 +11,9 @@
      it, and each of them scores
      ``final = ALPHA * own + (1 - ALPHA) * directory``; the subdirectories found
      this way join the queue with their final score, so a match deep in a tree
-     is reached through the summaries above it;
+     is reached through the summaries above it. A summary whose matched words
+     one result below it holds whole (:func:`ov.retrieval.summaries.explained_by`)
+     lifts only the way down to that result: its match is that result's;
    * scores from different rankings are made comparable: each ranking is scaled
      to its own best hit, so a unit keeps the score of the plan query's ranking
      over the whole scope when it is in it, and otherwise may score at most as
@@ -45,7 +47,7 @@ from ov.progress import Progress
 from ov.retrieval.copies import collapse_copies, same_file
 from ov.retrieval.find import SHOWN_COMPARED, FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank, ranked_words
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
-from ov.retrieval.summaries import defer_summaries, holding_in
+from ov.retrieval.summaries import Held, defer_summaries, explained_by, holding_in
 from ov.uri import VikingURI
 
 if TYPE_CHECKING:
@@ -250,7 +252,16 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
         if current is None or score > current.score:
             found[key] = replace(hit, score=score)
 
+    # A directory in the queue: its score and the summary that put it there (its best level).
     queue: list[tuple[float, str]] = []
+    summary_of: dict[str, tuple[float, Hit]] = {}
+
+    def enqueue(directory: Hit, score: float) -> None:
+        heapq.heappush(queue, (-score, directory.uri))
+        if directory.uri not in summary_of or score > summary_of[directory.uri][0]:
+            summary_of[directory.uri] = (score, directory)
+
+    held = Held(opened.lexical.query_terms(ranked_words(opened.lexical, text)).words, holding_in(opened.lexical))
     # The directories start from their summaries; a --level without 0 and 1 leaves them out, and
     # the search is then find's ranking of each plan query.
     summaries = tuple(level for level in (0, 1) if options.levels is None or level in options.levels)
@@ -258,7 +269,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
     for directory in seeds:
         score = comparable(directory)
         keep(directory, score)
-        heapq.heappush(queue, (-score, directory.uri))
+        enqueue(directory, score)
     expanded: set[str] = set()
     child_limit = max(CHILD_LIMIT, options.limit * 2)
     for _round in range(MAX_ROUNDS):
@@ -272,23 +283,28 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
             break
         for parent_score, dir_uri in batch:
             below = VikingURI(tuple(_path(dir_uri).split("/")))
-            for child in rank(store, opened, text, replace(base, uri=below, limit=child_limit), snippets=False):
-                if child.uri == dir_uri:
-                    continue  # the directory's own summaries
+            children = [c for c in rank(store, opened, text, replace(base, uri=below, limit=child_limit), snippets=False) if c.uri != dir_uri]
+            summary = summary_of[dir_uri][1].record
+            # A summary whose match one result below it holds whole is that result's match: it
+            # lends its score only on the way down to that result, not to the files beside it
+            # (the store's root quoting one file's first line lifted every project to 0.54).
+            explained = explained_by(summary, [c.record for c in children if c.record is not None], held) if summary is not None else ()
+            for child in children:
+                if explained and not any(uri == child.uri or uri.startswith(child.uri.rstrip("/") + "/") for uri in explained):
+                    continue
                 final = ALPHA * comparable(child) + (1 - ALPHA) * parent_score
                 keep(child, final)
                 if child.level < 2 and child.uri not in expanded:
-                    heapq.heappush(queue, (-final, child.uri))
-    return _defer(opened.lexical, text, found, options.limit)
+                    enqueue(child, final)
+    return _defer(opened.lexical, held, found, options.limit)
 
 
-def _defer(lexical, text: str, found: dict[str, Hit], limit: int) -> dict[str, Hit]:
+def _defer(lexical, held: Held, found: dict[str, Hit], limit: int) -> dict[str, Hit]:
     """``found`` with each directory summary that adds no query word to a result below it just below
     that result (:mod:`ov.retrieval.summaries`), as find ranks them. Only the results: the summary's
-    own match still chose which directories to expand and lifted what is below them."""
+    own match still chose which directories to expand."""
     entries = {key: (hit.score, hit.record) for key, hit in found.items() if hit.record is not None}
-    words = lexical.query_terms(ranked_words(lexical, text)).words
-    for key, score in defer_summaries(entries, words, holding_in(lexical), SHOWN_COMPARED * limit).items():
+    for key, score in defer_summaries(entries, held.words, holding_in(lexical), SHOWN_COMPARED * limit).items():
         found[key] = replace(found[key], score=score)
     return found
 

@@ -15,6 +15,10 @@ So a summary (:func:`defer_summaries`) whose matched query words one result belo
 goes just below the lowest-ranked of those results; any other keeps its score. A summary that
 matches no query word (found by its vector alone) says nothing about where its match came from and
 keeps its score as well. Only the order moves: a result's relevance is its own match.
+
+The same reading decides what a directory lends the results below it in ``ov search``
+(:func:`explained_by`): a summary whose matched words one result below it holds is that result's
+match, not evidence that the directory's other files are about the query.
 """
 
 from __future__ import annotations
@@ -37,6 +41,29 @@ SECTIONS_READ = 50
 Holding = Callable[[str, tuple[str, ...]], set[tuple[str, str]]]
 
 
+class Held:
+    """Which query words (as the index analyses them) records hold in their own fields, asked of
+    the index once a word for all the URIs not asked yet (:data:`Holding`). A file holds a word when
+    any of its sections does; a message is never asked (it stands in for no summary)."""
+
+    def __init__(self, words: Iterable[str], holding: Holding):
+        self.words = tuple(dict.fromkeys(words))
+        self._holding = holding
+        self._held: dict[str, set[tuple[str, str]]] = {word: set() for word in self.words}
+        self._asked: set[str] = set()
+
+    def read(self, records: Iterable[Record]) -> None:
+        new = tuple(dict.fromkeys(r.uri for r in records if r.kind != "message" and r.uri not in self._asked))
+        if new:
+            self._asked.update(new)
+            for word in self.words:
+                self._held[word] |= self._holding(word, new)
+
+    def of(self, record: Record) -> frozenset[str]:
+        """The words ``record`` holds, of those :meth:`read` asked about its URI."""
+        return frozenset(word for word in self.words if (record.uri, record.kind) in self._held[word])
+
+
 def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[str], holding: Holding, shown: int) -> dict[str, float]:
     """The new scores of the summaries among ``entries`` (unit -> (score, its record)) that add no
     query word (``words``, as the index analyses them) to a result below them: each just below the
@@ -50,16 +77,9 @@ def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[st
     The deepest summaries go first, so a folder goes below its subfolder's summary where that one
     moved (and is the only one to cover it).
     """
-    wanted = tuple(dict.fromkeys(words))
-    if not wanted or not any(record.kind in SUMMARY_KINDS for _, record in entries.values()):
+    held = Held(words, holding)
+    if not held.words or not any(record.kind in SUMMARY_KINDS for _, record in entries.values()):
         return {}
-    held: dict[str, set[tuple[str, str]]] = {word: set() for word in wanted}
-    asked: set[str] = set()
-
-    def says(key: str) -> frozenset[str]:
-        record = entries[key][1]
-        return frozenset(word for word in wanted if (record.uri, record.kind) in held[word])
-
     scores = {key: score for key, (score, _) in entries.items()}
     out: dict[str, float] = {}
     moved = True
@@ -69,21 +89,35 @@ def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[st
         summaries = sorted((k for k in first if entries[k][1].kind in SUMMARY_KINDS), key=lambda k: -entries[k][1].uri.count("/"))
         if not summaries:
             break
-        new = tuple(dict.fromkeys(entries[k][1].uri for k in first if entries[k][1].kind != "message" and entries[k][1].uri not in asked))
-        if new:
-            asked.update(new)
-            for word in wanted:
-                held[word] |= holding(word, new)
+        held.read(entries[k][1] for k in first)
         for key in summaries:
-            said = says(key)
+            said = held.of(entries[key][1])
             if not said:
                 continue
             below = entries[key][1].uri.rstrip("/") + "/"
-            covering = [scores[other] for other in first if _answers_below(entries[other][1], below) and said <= says(other)]
+            covering = [scores[other] for other in first if _answers_below(entries[other][1], below) and said <= held.of(entries[other][1])]
             if covering and min(covering) <= scores[key]:
                 scores[key] = out[key] = math.nextafter(min(covering), -math.inf)
                 moved = True
     return out
+
+
+def explained_by(summary: Record, below: Iterable[Record], held: Held) -> tuple[str, ...]:
+    """The URIs of the results among ``below`` (records below ``summary``'s directory) that hold
+    every query word the summary holds: its match is wholly each of theirs, and the directory is
+    about the query only as far as they are. Empty when the summary adds a word no one of them
+    holds (the folder's topic, or words only several files hold together), when it holds no query
+    word (found by its vector, it says nothing of where its match came from), and for a
+    conversation's summary (a message is one turn of what the summary tells, never its whole match)."""
+    if summary.kind not in SUMMARY_KINDS:
+        return ()
+    folder = summary.uri.rstrip("/") + "/"
+    candidates = [record for record in below if _answers_below(record, folder)]
+    held.read([summary, *candidates])
+    said = held.of(summary)
+    if not said:
+        return ()
+    return tuple(dict.fromkeys(record.uri for record in candidates if said <= held.of(record)))
 
 
 def holding_in(lexical) -> Holding:
