@@ -240,6 +240,9 @@ def test_llm_plan_is_used_and_its_tokens_recorded(ov_home, llm_server, llm_confi
         ("Rotate API keys", "skill", 1),
         ("API key rotation policy", "resource", 2),
         ("User's key management habits", "memory", 3),
+        # past conversations, by the deterministic plan's queries (the query leans on the conversation)
+        ("how do I rotate them?", "session", 1),
+        ("how do I rotate them? keep api keys vault", "session", 2),
     ]
     assert uris(result.hits) == ["viking://resources/policy.md"]
     assert result.to_dict()["query_plan"]["source"] == "llm"
@@ -270,7 +273,7 @@ def test_llm_plan_with_invalid_json_is_repaired_once(ov_home, llm_server, llm_co
     llm_server.chat("Sure! Here are the queries: rotate keys, key policy", prompt_tokens=100, completion_tokens=10)
     llm_server.chat(plan_answer(KEY_QUERIES[1]), prompt_tokens=130, completion_tokens=20)
     plan = plan_query(store, "key rotation")
-    assert plan.source == "llm" and [q.query for q in plan.queries] == ["API key rotation policy"]
+    assert plan.source == "llm" and [(q.query, q.context_type) for q in plan.queries] == [("API key rotation policy", "resource"), ("key rotation", "session")]
     first, repair = llm_server.chat_requests()
     assert repair.messages[-2] == {"role": "assistant", "content": "Sure! Here are the queries: rotate keys, key policy"}
     assert "could not be used" in repair.messages[-1]["content"]
@@ -310,16 +313,45 @@ def test_llm_queries_of_types_the_search_excludes_are_dropped(ov_home, llm_serve
     store = llm_store(ov_home, llm_server)
     llm_server.chat(plan_answer(*KEY_QUERIES))
     plan = plan_query(store, "rotate keys", types=("resource", "session"))
-    assert [q.context_type for q in plan.queries] == ["resource"]
+    assert [q.context_type for q in plan.queries] == ["resource", "session"]  # the session query is ov's, not the model's
     assert "Only these context types may be searched: resource." in llm_server.chat_requests()[0].prompt
 
 
-def test_llm_plan_for_small_talk_may_have_no_queries(ov_home, llm_server, llm_config):
+def test_a_planned_search_still_ranks_past_conversations(ov_home, llm_server, llm_config):
+    """(found by an audit) The model plans memories, resources and skills only: a planned search
+    never ranked a session message, and the answer given in a past conversation went missing."""
     store = llm_store(ov_home, llm_server)
-    put(store, {"viking://resources/policy.md": "# Thanks\n\nthanks a lot\n"})
-    llm_server.chat(plan_answer(reasoning="Small talk."))
-    result = search(store, "thanks a lot!", SearchOptions(mode="context"))
-    assert result.plan.queries == [] and result.hits == [] and result.context.rendered == ""
+    put(store, {"viking://resources/policy.md": "# Policy\n\nAPI key rotation happens every 90 days.\n"})
+    say(store, "old", ("user", "How do we rotate the payment gateway keys?"), ("assistant", "Run ops/rotate.sh; it rotates them and posts to #security."))
+    llm_server.chat(plan_answer(KEY_QUERIES[1], KEY_QUERIES[2]))
+    result = search(store, "how do we rotate the gateway keys")
+    assert result.plan.source == "llm"
+    assert ("how do we rotate the gateway keys", "session") in [(q.query, q.context_type) for q in result.plan.queries]
+    assert "viking://resources/policy.md" in uris(result.hits)
+    assert [h.session_id for h in result.hits if h.context_type == "session"][:1] == ["old"]
+    # Not when the search leaves sessions out.
+    llm_server.chat(plan_answer(KEY_QUERIES[1]))
+    scoped = search(store, "how do we rotate the gateway keys", SearchOptions(types=("resource",)))
+    assert [q.context_type for q in scoped.plan.queries] == ["resource"] and uris(scoped.hits) == ["viking://resources/policy.md"]
+
+
+@pytest.mark.parametrize(
+    "answer, types",
+    [
+        (plan_answer(reasoning="Small talk."), None),  # a real question the model took for small talk
+        (plan_answer(KEY_QUERIES[1], KEY_QUERIES[2]), ("skill",)),  # only types the search leaves out
+    ],
+)
+def test_a_plan_with_nothing_to_search_falls_back_to_the_deterministic_plan(ov_home, llm_server, llm_config, answer, types):
+    """(found by an audit) An explicit search answered nothing for a real question: the model's
+    plan held no query, or only queries of types `--type` leaves out (dropped), and it was used."""
+    store = llm_store(ov_home, llm_server)
+    put(store, {"viking://agent/skills/rotate-keys/SKILL.md": "---\nname: rotate-keys\ndescription: Rotate API keys.\n---\n\nRun vault rotate for the API keys.\n"})
+    llm_server.chat(answer)
+    result = search(store, "how do we rotate API keys", SearchOptions(types=types))
+    assert result.plan.source == "deterministic" and "planned no query" in result.plan.reasoning
+    assert [q.query for q in result.plan.queries] == ["how do we rotate API keys"]
+    assert "viking://agent/skills/rotate-keys" in " ".join(uris(result.hits))
 
 
 @pytest.mark.parametrize(

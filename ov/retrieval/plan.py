@@ -4,8 +4,11 @@ With a language model (``llm.model`` set and ``retrieval.query_planner`` on), on
 bounded call reads the query, the session's last messages and its latest summary
 and answers with 0 to 5 typed queries (template ``ov/llm/templates/intent_analysis.yaml``).
 The answer is validated; an unusable one gets one repair call, and when that fails
-too (or the call itself fails) the deterministic plan is used and says why. Tokens
-are recorded in the usage log (``ov usage``) as ``query_plan``.
+too (or the call itself fails) the deterministic plan is used and says why; so it is
+when the model plans no query of the types searched (a search asked for is answered).
+The model plans memories, resources and skills; past conversations are ranked by the
+deterministic plan's queries beside its own (:func:`with_sessions`). Tokens are
+recorded in the usage log (``ov usage``) as ``query_plan``.
 
 Without a model the plan is deterministic: the query as given and, in a session,
 when the query leans on the conversation, the query joined with the topic words of
@@ -18,7 +21,7 @@ with the previous question's answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +41,7 @@ ANSWER_SHAPE = '{"reasoning": "...", "queries": [{"query": "...", "context_type"
 PURPOSE = "query plan"  # names the call in LLM error messages
 USAGE_PURPOSE = "query_plan"  # the row in `ov usage`
 PLANNED_TYPES = ("memory", "resource", "skill")
+SESSION_TYPE = "session"  # never planned by the model: with_sessions adds its queries
 MAX_QUERIES = 5
 # What the planner sees of the session: the last few messages, each cut short, and the newest summary.
 RECENT_MESSAGES = 5
@@ -84,7 +88,7 @@ class TypedQuery:
     """One query of a search plan, with the type it looks for and its priority."""
 
     query: str
-    context_type: str | None  # memory | resource | skill; None: every type the search allows
+    context_type: str | None  # memory | resource | skill (the model's), session (with_sessions); None: every type the search allows
     intent: str
     priority: int  # 1 (core need) to 5 (optional)
 
@@ -160,7 +164,7 @@ def plan_query(
     from ov.llm.usage import UsageLog
 
     try:
-        return llm_plan(
+        plan = llm_plan(
             config.llm,
             query,
             messages,
@@ -172,6 +176,23 @@ def plan_query(
         )
     except LLMError as exc:
         return deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
+    if not plan.queries:
+        # A search asked for is answered: a model that judged it small talk, or planned only types the
+        # search leaves out (dropped by parse_plan), would leave it empty whatever the store holds.
+        said = f": {plan.reasoning}" if plan.reasoning else ""
+        return deterministic_plan(query, messages, why=f"the query planner planned no query of the types searched{said}")
+    if types is None or SESSION_TYPE in types:
+        return with_sessions(plan, query, messages)
+    return plan
+
+
+def with_sessions(plan: QueryPlan, query: str, messages: list[dict]) -> QueryPlan:
+    """``plan`` with past conversations ranked too: the model plans memories, resources and skills
+    only, so the deterministic plan's queries (the query, and in a session its follow-up with the
+    conversation's topic) run for session messages beside the model's, at their priorities."""
+    own = deterministic_plan(query, messages).queries
+    extra = [TypedQuery(q.query, SESSION_TYPE, f"past conversations: {q.intent}", q.priority) for q in own]
+    return replace(plan, queries=[*plan.queries, *extra])  # the reasoning stays the model's; each query's intent says why
 
 
 def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: str = "") -> QueryPlan:
