@@ -612,13 +612,19 @@ def test_a_session_commit_waiting_for_its_model_stops_at_once_with_nothing_writt
 
 def _slow_model(ov, monkeypatch) -> LLMServer:
     """A model server configured as the store's, that answers its first chat in two minutes (within llm.timeout)."""
+    server = _model(ov, monkeypatch)
+    server.delay(120)
+    return server
+
+
+def _model(ov, monkeypatch) -> LLMServer:
+    """A model server configured as the store's (llm.timeout 180 s)."""
     monkeypatch.setenv(API_KEY_ENV, API_KEY)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     server = LLMServer().start()
     config = make_llm_config(server)
     for key, value in (("llm.model", config.model), ("llm.api_base", config.api_base), ("llm.api_key_env", config.api_key_env), ("llm.timeout", "180")):
         assert ov("config", "set", key, value).exit_code == 0
-    server.delay(120)
     return server
 
 
@@ -686,6 +692,25 @@ def test_a_search_waiting_for_its_query_plan_stops_within_a_second(ov, ov_home, 
             assert _until_logged(ov_home, "search", within=10)["cancelled"] is True
         took = time.monotonic() - stopped
         assert took < 1.5, took
+
+
+def test_a_search_says_when_its_query_planner_failed(ov, monkeypatch):
+    """(found by an audit: a planner answering HTTP 500 gave no hint in the result) The result
+    starts with the line the CLI warns with; the next search does not ask the planner again."""
+    assert ov("write", "viking://resources/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    llm_server = _model(ov, monkeypatch)
+    with llm_server:
+        llm_server.error(500, "model overloaded")
+
+        async def body(client):
+            return [_text(await _call(client, "search", {"query": "how do staging deploys run", "mode": mode})) for mode in ("context", "list")]
+
+        failed, again = _with_client(body)
+        assert len(llm_server.chat_requests()) == 1
+    assert failed.startswith("warning: searched with the deterministic plan: the query planner failed (") and "model overloaded" in failed
+    assert failed.splitlines()[1].startswith("[retrieval: ") and "make ship" in failed
+    assert again.startswith("warning: searched with the deterministic plan: the query planner failed 0 s ago (")
+    assert "viking://resources/deploy.md" in again
 
 
 def test_a_remember_waiting_for_its_model_stops_within_a_second_with_nothing_written(ov, ov_home, monkeypatch):

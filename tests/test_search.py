@@ -354,6 +354,36 @@ def test_a_plan_with_nothing_to_search_falls_back_to_the_deterministic_plan(ov_h
     assert "viking://agent/skills/rotate-keys" in " ".join(uris(result.hits))
 
 
+def test_a_planner_that_fails_is_said_once_a_search_and_left_alone_for_a_while(cli_store, ov_home, llm_server, llm_config):
+    """(found by an audit) A planner that hung or failed was silent, and every search waited its
+    llm.timeout again. The CLI warns on stderr (never in --json's stdout), and the next searches
+    use the deterministic plan without asking it, until the back-off ends or the llm config changes."""
+    import time
+
+    from ov.retrieval.plan import PLANNER_FAILED_NAME, PLANNER_RETRY_AFTER
+
+    ov = cli_store
+    for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env), ("llm.timeout", "1")):
+        assert ov("config", "set", key, value).exit_code == 0
+    llm_server.delay(5)  # longer than llm.timeout: the planner hangs
+    hung = ov("search", "rotate API keys", "--json")
+    assert hung.exit_code == 0 and hung.json["result"]["query_plan"]["source"] == "deterministic"
+    assert "viking://resources/security/keys.md" in hung.stdout
+    (warning,) = hung.stderr.splitlines()
+    assert warning.startswith("warning: searched with the deterministic plan: the query planner failed (") and "in 5 minutes" in warning
+    assert (ov_home / "state" / "default" / PLANNER_FAILED_NAME).exists()  # for every process of the store
+    started = time.monotonic()
+    again = ov("search", "rotate API keys")
+    assert time.monotonic() - started < 1 and len(llm_server.chat_requests()) == 1  # not asked again
+    assert "viking://resources/security/keys.md" in again.stdout and "the query planner failed 0 s ago" in again.stderr
+    # Another timeout is another planner: asked at once, and a plan that works clears the failure.
+    llm_server.chat(plan_answer(KEY_QUERIES[1]))
+    assert ov("config", "set", "llm.timeout", "10").exit_code == 0
+    planned = ov("search", "rotate API keys", "--json")
+    assert planned.json["result"]["query_plan"]["source"] == "llm" and "warning" not in planned.stderr
+    assert not (ov_home / "state" / "default" / PLANNER_FAILED_NAME).exists() and PLANNER_RETRY_AFTER == 300
+
+
 @pytest.mark.parametrize(
     "answer, expected",
     [

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, for_terminal, plain, styled
+from ov.cli.output import emit, for_terminal, plain, styled, warn
 from ov.cli.progress import progress_bar
 from ov.cli.retrieval_cmd import (
     AfterOpt,
@@ -74,6 +74,8 @@ def search(
     with progress_bar() as progress:
         result = run_search(store, query, options, progress=progress)
     say_behind(result)
+    if result.plan is not None and result.plan.warning:
+        warn(result.plan.warning)  # a planner down costs each search its timeout, or did before the back-off
 
     def human() -> None:
         if result.context is not None:

@@ -518,7 +518,12 @@ def _search(store, args: _Args, context: Context) -> Listing | str:
     # One not captured yet has nothing to leave out of the search.
     options = SearchOptions(session_id=session if captured else None, mode=mode, budget=budget, **_filters(store, args))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
-    return _headed(result, _searched(result, mode))
+    answer = _headed(result, _searched(result, mode))
+    if result.plan is None or not result.plan.warning:
+        return answer
+    # The planner down: said first, as the CLI warns on stderr, so the model knows its query was read as given.
+    warning = f"warning: {result.plan.warning}"
+    return replace(answer, head=f"{warning}\n{answer.head}") if isinstance(answer, Listing) else f"{warning}\n{answer}"
 
 
 def _searched(result, mode: str) -> Listing | str:

@@ -7,7 +7,10 @@ The answer is validated; an unusable one gets one repair call, and when that fai
 too (or the call itself fails) the deterministic plan is used and says why; so it is
 when the model plans no query of the types searched (a search asked for is answered).
 The model plans memories, resources and skills; past conversations are ranked by the
-deterministic plan's queries beside its own (:func:`with_sessions`). Tokens are
+deterministic plan's queries beside its own (:func:`with_sessions`). A call that
+fails (not an unusable answer) is remembered for :data:`PLANNER_RETRY_AFTER` seconds,
+during which searches plan deterministically without waiting for the model; the plan's
+``failure`` says why, for the CLI's warning and the MCP result. Tokens are
 recorded in the usage log (``ov usage``) as ``query_plan``.
 
 Without a model the plan is deterministic: the query as given and, in a session,
@@ -20,7 +23,9 @@ with the previous question's answer.
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +48,12 @@ USAGE_PURPOSE = "query_plan"  # the row in `ov usage`
 PLANNED_TYPES = ("memory", "resource", "skill")
 SESSION_TYPE = "session"  # never planned by the model: with_sessions adds its queries
 MAX_QUERIES = 5
+# After the planner's call fails (unreachable, timed out, refused), searches use the deterministic
+# plan for this many seconds without asking it, as a failed embedder is left for the same time
+# (ov.index.sync.VECTORS_RETRY_AFTER): with llm.timeout 60 every search waited a minute. The failure
+# is kept in state/ACCOUNT/PLANNER_FAILED_NAME, for every process of the store.
+PLANNER_RETRY_AFTER = 300
+PLANNER_FAILED_NAME = "planner.failed.json"
 # What the planner sees of the session: the last few messages, each cut short, and the newest summary.
 RECENT_MESSAGES = 5
 MESSAGE_CHARS = 1000
@@ -103,9 +114,18 @@ class QueryPlan:
     reasoning: str
     queries: list[TypedQuery] = field(default_factory=list)
     source: str = "deterministic"  # llm | deterministic
+    # Why the configured model did not plan: it failed now, or did a moment ago (PLANNER_RETRY_AFTER).
+    # "" when it planned or none is wanted. The CLI warns with it, the MCP search says it; the
+    # reasoning holds it too (--json's query_plan).
+    failure: str = field(default="", compare=False)
 
     def to_dict(self) -> dict:
         return {"reasoning": self.reasoning, "queries": [q.to_dict() for q in self.queries], "source": self.source}
+
+    @property
+    def warning(self) -> str:
+        """One line for whoever asked (the CLI's stderr, the MCP result) when the configured model did not plan; "" else."""
+        return f"searched with the deterministic plan: {self.failure}" if self.failure else ""
 
 
 @dataclass(frozen=True)
@@ -160,7 +180,10 @@ def plan_query(
     allowed = [t for t in PLANNED_TYPES if types is None or t in types]
     if not allowed:
         return deterministic_plan(query, messages, why="only session messages are searched, so there is nothing to plan")
-    from ov.llm.client import LLMError
+    failed = _recent_failure(store, config.llm)
+    if failed:
+        return _fell_back(query, messages, failed)
+    from ov.llm.client import EmptyAnswer, LLMError, UnusableAnswer
     from ov.llm.usage import UsageLog
 
     try:
@@ -174,8 +197,12 @@ def plan_query(
             usage=UsageLog(store.state, USAGE_PURPOSE),
             stop=store.stop,  # an MCP search cancelled while the model plans: it ends there
         )
-    except LLMError as exc:
-        return deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
+    except (UnusableAnswer, EmptyAnswer) as exc:  # it answered: the next query may get a usable plan
+        return _fell_back(query, messages, f"the query planner failed ({exc.message})")
+    except LLMError as exc:  # unreachable, timed out, refused: the next searches do not wait for it again
+        _remember_failure(store, config.llm, exc.message)
+        return _fell_back(query, messages, f"the query planner failed ({exc.message}); it is asked again in {PLANNER_RETRY_AFTER // 60} minutes")
+    _forget_failure(store)
     if not plan.queries:
         # A search asked for is answered: a model that judged it small talk, or planned only types the
         # search leaves out (dropped by parse_plan), would leave it empty whatever the store holds.
@@ -184,6 +211,51 @@ def plan_query(
     if types is None or SESSION_TYPE in types:
         return with_sessions(plan, query, messages)
     return plan
+
+
+def _fell_back(query: str, messages: list[dict], failure: str) -> QueryPlan:
+    return replace(deterministic_plan(query, messages, why=failure), failure=failure)
+
+
+def _failure_key(config: LLMConfig) -> str:
+    """What a remembered failure holds for: another model, endpoint, timeout or key (one exported
+    since) is asked at once."""
+    import os
+
+    key = bool(os.environ.get(config.api_key_env)) if config.api_key_env else None
+    return json.dumps([config.model, config.api_base, config.api_key_env, key, config.timeout])
+
+
+def _recent_failure(store: Store, config: LLMConfig, now: float | None = None) -> str:
+    """Why the planner is not asked: it failed for this configuration within
+    :data:`PLANNER_RETRY_AFTER` seconds (what it said); "" when it may be asked."""
+    try:
+        failed = json.loads((store.state / PLANNER_FAILED_NAME).read_text(encoding="utf-8"))
+        age = (time.time() if now is None else now) - float(failed["at"])
+        same = failed["llm"] == _failure_key(config)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    if not same or not 0 <= age < PLANNER_RETRY_AFTER:
+        return ""
+    return f"the query planner failed {int(age)} s ago ({failed.get('error')}); it is asked again {PLANNER_RETRY_AFTER // 60} minutes after the failure"
+
+
+def _remember_failure(store: Store, config: LLMConfig, error: str) -> None:
+    from ov.files import atomic_write, json_bytes
+    from ov.home import Home
+
+    try:
+        Home.of_state_dir(store.state).ensure(store.state)
+        atomic_write(store.state / PLANNER_FAILED_NAME, json_bytes({"at": time.time(), "error": error, "llm": _failure_key(config)}), durable=False)
+    except OSError:
+        pass  # a store ov may only read: each search asks the planner, as before
+
+
+def _forget_failure(store: Store) -> None:
+    try:
+        (store.state / PLANNER_FAILED_NAME).unlink(missing_ok=True)
+    except OSError:
+        pass  # a store ov may only read kept no failure
 
 
 def with_sessions(plan: QueryPlan, query: str, messages: list[dict]) -> QueryPlan:
