@@ -51,6 +51,7 @@ from ov.retrieval.summaries import Held, defer_summaries, explained_by, holding_
 from ov.uri import VikingURI
 
 if TYPE_CHECKING:
+    from ov.index.records import Record
     from ov.retrieval.context import ContextBlock
 
 MODES = ("list", "context")
@@ -270,6 +271,12 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
         score = comparable(directory)
         keep(directory, score)
         enqueue(directory, score)
+    # Which query words the best results and summaries hold: one look-up in the index a word, before
+    # the descent (a look-up for each directory expanded cost the prompt hook ~10 ms), and the
+    # results _defer compares. A file outside them holds too little of the query to be what a
+    # summary's match is, and a summary outside them is weak: not read, it is explained by nothing
+    # and lifts as before.
+    held.read(h.record for h in (*direct[: SHOWN_COMPARED * options.limit], *seeds) if h.record is not None)
     expanded: set[str] = set()
     child_limit = max(CHILD_LIMIT, options.limit * 2)
     for _round in range(MAX_ROUNDS):
@@ -281,10 +288,12 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
                 batch.append((-negative, dir_uri))
         if not batch:
             break
+        ranked: list[tuple[float, Record | None, list[Hit]]] = []
         for parent_score, dir_uri in batch:
             below = VikingURI(tuple(_path(dir_uri).split("/")))
             children = [c for c in rank(store, opened, text, replace(base, uri=below, limit=child_limit), snippets=False) if c.uri != dir_uri]
-            summary = summary_of[dir_uri][1].record
+            ranked.append((parent_score, summary_of[dir_uri][1].record, children))
+        for parent_score, summary, children in ranked:
             # A summary whose match one result below it holds whole is that result's match: it
             # lends its score only on the way down to that result, not to the files beside it
             # (the store's root quoting one file's first line lifted every project to 0.54).
@@ -304,7 +313,7 @@ def _defer(lexical, held: Held, found: dict[str, Hit], limit: int) -> dict[str, 
     that result (:mod:`ov.retrieval.summaries`), as find ranks them. Only the results: the summary's
     own match still chose which directories to expand."""
     entries = {key: (hit.score, hit.record) for key, hit in found.items() if hit.record is not None}
-    for key, score in defer_summaries(entries, held.words, holding_in(lexical), SHOWN_COMPARED * limit).items():
+    for key, score in defer_summaries(entries, held.words, holding_in(lexical), SHOWN_COMPARED * limit, held=held).items():
         found[key] = replace(found[key], score=score)
     return found
 

@@ -64,7 +64,9 @@ class Held:
         return frozenset(word for word in self.words if (record.uri, record.kind) in self._held[word])
 
 
-def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[str], holding: Holding, shown: int) -> dict[str, float]:
+def defer_summaries(
+    entries: dict[str, tuple[float, Record]], words: Iterable[str], holding: Holding, shown: int, *, held: Held | None = None
+) -> dict[str, float]:
     """The new scores of the summaries among ``entries`` (unit -> (score, its record)) that add no
     query word (``words``, as the index analyses them) to a result below them: each just below the
     lowest score of the results below it that hold every query word it holds.
@@ -75,9 +77,10 @@ def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[st
     for all the entries it has not seen; reading the words from each record's text cost a find
     in a store of code tens of milliseconds). A file holds a word when any of its sections does.
     The deepest summaries go first, so a folder goes below its subfolder's summary where that one
-    moved (and is the only one to cover it).
+    moved (and is the only one to cover it). ``held``: what is known already of these words
+    (a search's descent asked them of the directories it expanded).
     """
-    held = Held(words, holding)
+    held = held if held is not None else Held(words, holding)
     if not held.words or not any(record.kind in SUMMARY_KINDS for _, record in entries.values()):
         return {}
     scores = {key: score for key, (score, _) in entries.items()}
@@ -104,16 +107,16 @@ def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[st
 
 def explained_by(summary: Record, below: Iterable[Record], held: Held) -> tuple[str, ...]:
     """The URIs of the results among ``below`` (records below ``summary``'s directory) that hold
-    every query word the summary holds: its match is wholly each of theirs, and the directory is
-    about the query only as far as they are. Empty when the summary adds a word no one of them
-    holds (the folder's topic, or words only several files hold together), when it holds no query
-    word (found by its vector, it says nothing of where its match came from), and for a
-    conversation's summary (a message is one turn of what the summary tells, never its whole match)."""
+    every query word the summary holds, as far as ``held`` has read them: its match is wholly each
+    of theirs, and the directory is about the query only as far as they are. Empty when the summary
+    adds a word no one of them holds (the folder's topic, or words only several files hold
+    together), when it holds no query word (found by its vector, it says nothing of where its match
+    came from) or was not read, and for a conversation's summary (a message is one turn of what the
+    summary tells, never its whole match)."""
     if summary.kind not in SUMMARY_KINDS:
         return ()
     folder = summary.uri.rstrip("/") + "/"
     candidates = [record for record in below if _answers_below(record, folder)]
-    held.read([summary, *candidates])
     said = held.of(summary)
     if not said:
         return ()
