@@ -51,7 +51,6 @@ from ov.retrieval.summaries import Held, defer_summaries, explained_by, holding_
 from ov.uri import VikingURI
 
 if TYPE_CHECKING:
-    from ov.index.records import Record
     from ov.retrieval.context import ContextBlock
 
 MODES = ("list", "context")
@@ -288,12 +287,10 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
                 batch.append((-negative, dir_uri))
         if not batch:
             break
-        ranked: list[tuple[float, Record | None, list[Hit]]] = []
         for parent_score, dir_uri in batch:
             below = VikingURI(tuple(_path(dir_uri).split("/")))
             children = [c for c in rank(store, opened, text, replace(base, uri=below, limit=child_limit), snippets=False) if c.uri != dir_uri]
-            ranked.append((parent_score, summary_of[dir_uri][1].record, children))
-        for parent_score, summary, children in ranked:
+            summary = summary_of[dir_uri][1].record
             # A summary whose match one result below it holds whole is that result's match: it
             # lends its score only on the way down to that result, not to the files beside it
             # (the store's root quoting one file's first line lifted every project to 0.54).

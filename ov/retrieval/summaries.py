@@ -78,7 +78,7 @@ def defer_summaries(
     in a store of code tens of milliseconds). A file holds a word when any of its sections does.
     The deepest summaries go first, so a folder goes below its subfolder's summary where that one
     moved (and is the only one to cover it). ``held``: what is known already of these words
-    (a search's descent asked them of the directories it expanded).
+    (a search asked them of its best results and summaries before its descent).
     """
     held = held if held is not None else Held(words, holding)
     if not held.words or not any(record.kind in SUMMARY_KINDS for _, record in entries.values()):
