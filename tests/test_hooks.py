@@ -830,6 +830,34 @@ def test_a_session_committed_from_the_command_line_is_not_swept_as_one_no_host_e
     assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-done"]
 
 
+@pytest.mark.parametrize("how", ["mcp session_commit", "ov session delete"])
+def test_a_session_committed_over_mcp_or_deleted_is_not_swept_as_one_no_host_ended(how, ov, project, ov_home, tmp_path):
+    """Only `ov commit` cleared the live mark: a session committed with the MCP server's
+    session_commit, or deleted, was still taken for one no host ended by the next session start."""
+    from ov.hosts.capture import live_sessions
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("The release train leaves on Thursdays."))
+    _hook("codex", "stop", _stdin("codex", "done", cwd=str(project), transcript_path=str(transcript)))
+    _wait_job(ov_home, "cx-done")
+    assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-done"]
+    if how == "mcp session_commit":
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "session_commit", "arguments": {"session": "cx-done"}}}
+        server = Path(sys.executable).parent / "ov"
+        lines = "".join(json.dumps(line) + "\n" for line in (init, call)).encode()
+        proc = subprocess.run([str(server), "mcp"], input=lines, capture_output=True, timeout=120, env=dict(os.environ), check=True)
+        answer = json.loads(proc.stdout.decode().splitlines()[-1])
+        assert answer["result"]["content"][0]["text"].startswith("archived 1 messages"), answer
+    else:
+        assert ov("session", "delete", "cx-done").exit_code == 0
+    assert live_sessions(_store(ov_home)) == []
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    _hook("codex", "session-start", _stdin("codex", "next", cwd=str(project)))
+    start = next(r for r in _log(ov_home) if r.get("event") == "session-start")
+    assert "cx-done" not in start.get("orphans", [])
+
+
 def test_a_commit_that_keeps_messages_live_keeps_the_sessions_live_mark(ov, project, ov_home, tmp_path):
     """What `--keep` left live is still the sweep's to commit when the host never ends the session."""
     from ov.hosts.capture import live_sessions

@@ -175,8 +175,8 @@ def session_commit(
     keep: Annotated[int, typer.Option("--keep", min=0, help="Keep the last N messages live.")] = 0,
 ) -> None:
     """Archive the live messages, summarise them and extract memories (one commit)."""
-    from ov.hosts.capture import live_mark_state, live_sessions, settle_committed
     from ov.sessions.commit import commit_session, latest_session
+    from ov.sessions.live import live_sessions
 
     store = runtime().store
     if session_id is None:
@@ -184,10 +184,7 @@ def session_commit(
         now = time.time()
         busy = frozenset(sid for sid, last in live_sessions(store) if now - last < store.config.hooks.orphan_after)
         session_id = latest_session(store, busy=busy)
-    marked = live_mark_state(store, session_id)
     report = commit_session(store, session_id, keep=keep)
-    # A session the hooks capture is committed now: the next session start must not sweep it.
-    settle_committed(store, session_id, marked)
 
     def human() -> None:
         for name in report.dropped:

@@ -39,7 +39,7 @@ from datetime import datetime
 
 from ov.errors import Interrupted, InvalidInput, NotFound
 from ov.files import json_bytes
-from ov.sessions import clock
+from ov.sessions import clock, live
 from ov.sessions.overview import working_memory
 from ov.sessions.session import (
     ARCHIVED_IDS_KEPT,
@@ -102,8 +102,17 @@ class CommitReport:
 
 
 def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitReport:
+    """Commit the session's live messages; then clear its live mark when nothing of it is left
+    live (:func:`ov.sessions.live.settle_committed`), whichever adapter commits it."""
     if keep < 0:
         raise InvalidInput("--keep must be 0 or more")
+    marked = live.live_mark_state(store, session_id)  # before: a capture that marks it meanwhile keeps the mark
+    report = _commit(store, session_id, keep)
+    live.settle_committed(store, session_id, marked)
+    return report
+
+
+def _commit(store: Store, session_id: str, keep: int) -> CommitReport:
     uri = session_uri(store, session_id)
     # Extraction may call a model for seconds: it is planned without the write lock, so hooks
     # of other sessions keep writing, and the lock is taken only to check the plan and commit.

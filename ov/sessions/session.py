@@ -30,6 +30,7 @@ from typing import Any
 from ov.errors import AlreadyExists, InvalidId, NotFound, RecordDamaged, proposal
 from ov.files import atomic_write, json_bytes
 from ov.identity import validate_id
+from ov.sessions import live
 from ov.sessions.messages import (  # noqa: F401 - the message API is re-exported for callers of ov.sessions.session
     PART_TYPES,
     ROLES,
@@ -341,7 +342,11 @@ def delete(store: Store, session_id: str) -> CommitResult:
     if not _is_session(store, uri):
         hint = _NOT_A_SESSION if store.path(uri).exists() else LIST_SESSIONS
         raise NotFound(f"session {session_id} does not exist", hint=hint)
-    return store.rm(uri, recursive=True)
+    marked = live.live_mark_state(store, session_id)
+    result = store.rm(uri, recursive=True)
+    # Nothing of it is left to commit: the sweep would take it for a session no host ended.
+    live.settle_committed(store, session_id, marked)
+    return result
 
 
 def _is_session(store: Store, uri: VikingURI) -> bool:
