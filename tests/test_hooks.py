@@ -858,6 +858,56 @@ def test_a_session_committed_over_mcp_or_deleted_is_not_swept_as_one_no_host_end
     assert "cx-done" not in start.get("orphans", [])
 
 
+def test_a_session_that_goes_on_while_the_sweep_commits_it_stays_live(ov, project, ov_home, tmp_path, monkeypatch, llm_server, llm_config):
+    """The sweep's job cleared the live mark whatever happened meanwhile: a session whose host
+    captured a turn while the sweep committed it (a model answers in seconds) lost its mark, so
+    `ov commit` took the agent's own session for one no agent was in, and recall for no live one."""
+    from ov.hosts import background, worker
+    from ov.hosts.capture import live_sessions
+
+    for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env)):
+        assert ov("config", "set", key, value).exit_code == 0
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("The release train leaves on Thursdays."))
+    data = _stdin("codex", "going", cwd=str(project), transcript_path=str(transcript))
+    jobs: list[dict] = []
+    with monkeypatch.context() as started:
+        started.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+        _hook("codex", "stop", data)
+        assert worker._run(Home(ov_home), jobs[0])["captured"] == 1
+        assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+        jobs.clear()
+        _hook("codex", "session-start", _stdin("codex", "other", cwd=str(project)))
+    (sweep,) = jobs
+    went_on: list[bool] = []
+
+    def next_turn(_request):
+        # The agent's next turn, while the sweep's commit waits for the model: its real hook (in
+        # another process) marks the session and starts the capture, which lands before the answer.
+        if not went_on:
+            went_on.append(True)
+            with transcript.open("a") as f:
+                f.write(_codex_line("The freeze starts on the 20th."))
+            hook = subprocess.run([str(Path(sys.executable).parent / "ov"), "hook", "codex", "stop"], input=data, capture_output=True, timeout=60, env=dict(os.environ), check=True)
+            assert hook.returncode == 0
+            _wait_job(ov_home, "cx-going")
+        return None
+
+    llm_server.handler = next_turn
+    out = worker._run(Home(ov_home), sweep)
+    assert went_on and out["outcome"] == "committed"
+    assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-going"]  # the agent is still in it
+
+    # Gone quiet: the next sweep commits what is left (nothing) and clears the mark.
+    jobs.clear()
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    _hook("codex", "session-start", _stdin("codex", "other", cwd=str(project)))
+    assert worker._run(Home(ov_home), jobs[0])["outcome"] == "nothing to commit"
+    assert live_sessions(_store(ov_home)) == []
+    grep = ov("grep", "freeze", "--uri", "viking://user/default/sessions/cx-going/history").stdout
+    assert "The freeze starts on the 20th." in grep
+
+
 def test_a_commit_that_keeps_messages_live_keeps_the_sessions_live_mark(ov, project, ov_home, tmp_path):
     """What `--keep` left live is still the sweep's to commit when the host never ends the session."""
     from ov.hosts.capture import live_sessions

@@ -88,7 +88,7 @@ def main() -> int:
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
     from ov.hosts import background
-    from ov.hosts.capture import capture, clear_live, live_dir, session_peer
+    from ov.hosts.capture import capture, live_dir, live_mark_state, session_peer, settle_committed
     from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
     from ov.index.folder import INDEX_DIR, behind
@@ -145,18 +145,21 @@ def _run(home, job: dict) -> dict:
         if captured.dropped:
             out["dropped"] = captured.dropped
     if job["kind"] == "commit":
+        marked = live_mark_state(store, session)
         meta = read_meta(store, session)
         # Archives a failed extraction left pending are extracted again even with no new message.
         if meta and (meta.get("message_count", 0) or meta.get("extraction_pending")):
             from ov.sessions.commit import commit_session
 
+            # It clears the live mark unless the host captured the session meanwhile (a session
+            # the sweep took for ended, going on): its next turns are still the sweep's to find.
             report = commit_session(store, session)
             out.update(outcome=report.status, commit=report.commit, archived=report.archived, memories=report.memories)
             # Most commits are made here: an expired key must show in `ov hooks log`, not only in .done.
             out.update({k: v for k, v in (("model_failed", report.model_failed), ("failed", report.failed), ("hand_edits", report.hand_edits)) if v})
         else:
             out["outcome"] = "nothing to commit"
-        clear_live(store, session)
+            settle_committed(store, session, marked)
     else:
         out["outcome"] = "captured" if out.get("captured") else "nothing new"
     # What a session start (or a commit) waits for on this job's barrier is in the store now; it
