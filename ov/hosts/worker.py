@@ -88,11 +88,12 @@ def main() -> int:
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
     from ov.hosts import background
-    from ov.hosts.capture import capture, live_dir, live_mark_state, session_peer, settle_committed
+    from ov.hosts.capture import capture, live_dir, session_peer
     from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
     from ov.index.folder import INDEX_DIR, behind
     from ov.index.sync import Indices
+    from ov.sessions.live import live_mark_state, settle_committed
     from ov.sessions.session import read_meta
     from ov.store.store import Store
 
