@@ -68,6 +68,31 @@ def test_the_embedder_is_probed(ov):
     assert checks["embedder"]["status"] == "ok" and "256 dimensions (probed)" in checks["embedder"]["detail"]
 
 
+def test_an_embedder_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, llm_server, monkeypatch):
+    """The embedder's probe was given up on after its bound and left its request running, up to
+    embedding.timeout: in the MCP server, holding the embedder every find shares."""
+    import time
+
+    from ov.health import doctor
+    from tests.llm_server import EMBEDDINGS, make_embedding_config
+
+    monkeypatch.setattr(doctor, "PROBE_SECONDS", 0.5)
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    config = make_embedding_config(llm_server)
+    for key in ("provider", "model", "api_base", "api_key_env"):
+        assert ov("config", "set", f"embedding.{key}", getattr(config, key)).exit_code == 0
+    assert ov("config", "set", "embedding.timeout", "120").exit_code == 0
+    llm_server.delay(120, endpoint=EMBEDDINGS)  # accepts, and answers in two minutes, within embedding.timeout
+    started = time.monotonic()
+    code, checks = _checks(ov)
+    assert code == 1 and checks["embedder"]["status"] == "fail", checks["embedder"]
+    assert checks["embedder"]["detail"].endswith("does not embed: no answer in 0.5 s; ov hung up"), checks["embedder"]
+    while not llm_server.hung_up:  # the server's end of the connection was closed, not left to embedding.timeout
+        assert time.monotonic() - started < 5, "the probe's request was not hung up"
+        time.sleep(0.01)
+    assert llm_server.hung_up == llm_server.embedding_requests()
+
+
 def test_a_config_that_does_not_parse_is_a_finding_not_a_crash(ov, ov_home):
     ov_home.mkdir(parents=True, exist_ok=True)
     (ov_home / "config.yaml").write_text("llm: [unclosed\n")

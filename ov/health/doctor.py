@@ -23,7 +23,6 @@ import os
 from dataclasses import dataclass, field, replace
 
 from ov.errors import proposal
-from ov.waiting import waited
 from ov.wording import counted
 
 PROBE_SECONDS = 20.0
@@ -202,7 +201,7 @@ def _probe_embedder(indices, embedding: dict) -> Check:
     try:
         if hasattr(embedder, "load"):
             embedder.load()  # seconds for a local model (torch): not the model's answer, so outside the bound
-        vectors = waited(lambda: embedder.embed(["ov doctor probe"]), seconds=PROBE_SECONDS)
+        vectors = embedder.probe("ov doctor probe", PROBE_SECONDS)
     except Exception as exc:  # any failure of the model is the finding itself
         return Check("embedder", "fail", f"{name} does not embed: {getattr(exc, 'message', None) or exc}", "see docs/retrieval.md#embedders")
     return Check("embedder", "ok", f"{name}, {len(vectors[0])} dimensions (probed)" + _licence(embedding))

@@ -50,16 +50,17 @@ def chat(route: Route, messages: list[dict[str, Any]], *, max_tokens: int, tempe
     return _openai(route, messages, max_tokens, temperature, timeout, line)
 
 
-def embed(route: Route, texts: list[str], *, timeout: float) -> dict[str, Any]:
-    """The embeddings of ``texts`` as an OpenAI-shaped answer: ``{"data": [{"index", "embedding"}], "usage"}``."""
+def embed(route: Route, texts: list[str], *, timeout: float, line: Line | None = None) -> dict[str, Any]:
+    """The embeddings of ``texts`` as an OpenAI-shaped answer: ``{"data": [{"index", "embedding"}], "usage"}``.
+    ``line``: where another thread can hang the request up (:class:`~ov.llm.wire.Line`)."""
     if route.protocol == OLLAMA:
-        answer = post_json(route.embeddings_url(), {"model": route.model, "input": texts}, route.headers, timeout)
+        answer = post_json(route.embeddings_url(), {"model": route.model, "input": texts}, route.headers, timeout, line=line)
         vectors = answer.get("embeddings") if isinstance(answer, dict) else None
         if not isinstance(vectors, list):
             raise CallFailed(ANSWER, "the answer has no embeddings")
         data = [{"index": i, "embedding": vector} for i, vector in enumerate(vectors)]
         return {"data": data, "usage": {"prompt_tokens": answer.get("prompt_eval_count")}}
-    answer = post_json(route.embeddings_url(), {"model": route.model, "input": texts}, route.headers, timeout)
+    answer = post_json(route.embeddings_url(), {"model": route.model, "input": texts}, route.headers, timeout, line=line)
     if not isinstance(answer, dict):
         raise CallFailed(ANSWER, "the answer is not a JSON object")
     return answer

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import numpy
 
     from ov.llm.routes import Route
+    from ov.llm.wire import Line
 
 _USAGE_PURPOSE = "embedding"
 
@@ -53,17 +54,47 @@ class LiteLLMEmbedder(BaseEmbedder):
         assert self._dimension is not None
         return Fingerprint(LITELLM_PROVIDER, self.model, self._dimension)
 
-    def _embed_batch(self, texts: list[str]) -> numpy.ndarray:
-        import numpy as np
+    def probe(self, text: str, seconds: float) -> numpy.ndarray:
+        """Given up on after ``seconds``, the request is hung up (ov's own client): it does not run
+        on to embedding.timeout holding the embedder (an MCP server's, which its finds share).
+        litellm's request cannot be: it runs on, and the error says so."""
+        from ov.llm.wire import Line
+        from ov.waiting import waited
 
-        # Deferred, like numpy: every find resolves its embedder, and few of them call an API.
-        from ov.llm.client import api_key, native_route
+        line = Line()
+
+        def embedded() -> numpy.ndarray:
+            with self._lock:  # as embed(): one call at a time
+                return self._embed_batch([text], line)
+
+        try:
+            return waited(embedded, seconds=seconds, abandon=line.hang_up)
+        except TimeoutError:
+            native = self._route(self._key()) is not None
+            left = "ov hung up" if native else f"ov stopped waiting (litellm's request runs on, up to embedding.timeout: {self._config.timeout:g} s)"
+            raise TimeoutError(f"no answer in {seconds:g} s; {left}") from None
+
+    def _key(self) -> str | None:
+        from ov.llm.client import api_key
 
         config = self._config
-        key = api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError) if config.api_key_env else None
-        route = native_route(config.model or "", config.api_base, key, EmbeddingError, section="embedding", embeddings=True)
+        return api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError) if config.api_key_env else None
+
+    def _route(self, key: str | None) -> Route | None:
+        """ov's own client's route to the model, or None: litellm's to call."""
+        # Deferred, like numpy: every find resolves its embedder, and few of them call an API.
+        from ov.llm.client import native_route
+
+        config = self._config
+        return native_route(config.model or "", config.api_base, key, EmbeddingError, section="embedding", embeddings=True)
+
+    def _embed_batch(self, texts: list[str], line: Line | None = None) -> numpy.ndarray:
+        import numpy as np
+
+        key = self._key()
+        route = self._route(key)
         if route is not None:
-            response = self._embed_natively(route, texts)
+            response = self._embed_natively(route, texts, line)
         else:
             response = self._embed_with_litellm(texts, key)
         vectors = self._parse(response, len(texts))
@@ -83,12 +114,12 @@ class LiteLLMEmbedder(BaseEmbedder):
             )
         return matrix
 
-    def _embed_natively(self, route: Route, texts: list[str]) -> dict[str, Any]:
+    def _embed_natively(self, route: Route, texts: list[str], line: Line | None = None) -> dict[str, Any]:
         from ov.llm import native
         from ov.llm.wire import CallFailed
 
         try:
-            return native.embed(route, texts, timeout=self._config.timeout)
+            return native.embed(route, texts, timeout=self._config.timeout, line=line)
         except CallFailed as failure:
             raise _translate(failure, self._config) from None
 

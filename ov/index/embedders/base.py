@@ -133,6 +133,13 @@ class BaseEmbedder:
         with self._lock:
             return self._embed(list(texts))
 
+    def probe(self, text: str, seconds: float) -> numpy.ndarray:
+        """:meth:`embed` of ``[text]`` within ``seconds`` (TimeoutError after: ``ov doctor``'s
+        probe). A call given up on is left to end alone; an API embedder hangs its request up."""
+        from ov.waiting import waited
+
+        return waited(lambda: self.embed([text]), seconds=seconds)
+
     def embed_query(self, text: str) -> Sequence[float]:
         """One query's unit vector: what :meth:`embed` gives for ``[text]``. An embedder that can
         do it without its batch machinery (the built-in model) answers a cold search faster."""
