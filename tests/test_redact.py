@@ -117,6 +117,10 @@ POSITIVE = [
     ("helm-registry-login", "helm registry login ghcr.io -u me -p 'p@ss w0rd'", "p@ss w0rd", "-p '[REDACTED:cli_password]'", 1),
     ("any-tools-login-in-a-command", '{"command": "regctl registry login r.io -u ci -p Xk9mPq2vLr8s"}', "Xk9mPq2vLr8s", "-u ci -p [REDACTED:cli_password]", 1),
     ("any-tools-login-after-a-prompt", "$ crane auth login r.io -u ci -p Xk9mPq2vLr8s", "Xk9mPq2vLr8s", "-u ci -p [REDACTED:cli_password]", 1),
+    # A kind beside a password, a password in mixed case, a letter and digits: values, not kinds.
+    ("assigned-kind-and-password", "creds: pkcs12/Zq8vR2pLw", "pkcs12/Zq8vR2pLw", "creds: [REDACTED:assigned_secret]", 1),
+    ("assigned-word-with-digits", "auth_pass: e20417", "e20417", "auth_pass: [REDACTED:assigned_secret]", 1),
+    ("assigned-mixed-case-kind-word", "password: Kerberos5", "Kerberos5", "password: [REDACTED:assigned_secret]", 1),
     ("ldapsearch-w", "ldapsearch -x -D cn=admin,dc=ex,dc=org -w Xk9mPq2vLr8sTw4zQa -b dc=ex", "Xk9mPq2vLr8sTw4zQa", "-w [REDACTED:cli_password] -b dc=ex", 1),
     ("ldapmodify-w-attached", "ldapmodify -x -D cn=admin -wS3cr3tpass -f add.ldif", "S3cr3tpass", "-w[REDACTED:cli_password] -f add.ldif", 1),
     ("sqlplus", "sqlplus scott/Xk9mPq2vLr8sTw4zQa@orcl", "Xk9mPq2vLr8sTw4zQa", "sqlplus scott/[REDACTED:cli_password]@orcl", 1),
@@ -434,6 +438,13 @@ NEGATIVE = [
             "the client credentials are x509/pkcs12; the creds are PEM / PKCS#12 or pkcs8\nthe login is ldap/kerberos5, the sign-in is oauth2:saml2\n"
             "credentials are keychain/1password, and in vault/kv-v2 on prod; the login is sso/oidc over mtls1.3\ncreds are env/ssm-v2 or gcp-kms/x509v3"
         ),
+    ),
+    # (found by an audit: `creds: x509/pkcs12` lost its value) What a setting says credentials are,
+    # checked by or kept in, under a secret's name: a kind or a few, in one case, not a credential.
+    (
+        "assigned-credential-kinds",
+        "client_auth: mtls\nsecret_store = vault\napi_credentials: pem+der\ntoken_format: JWT\n"
+        "sso_auth: oidc | saml2\npassword_storage: keychain\nssh_key: ed25519, rsa4096\ncreds: X.509/PKCS#12",
     ),
     ("pathological-equals", "token" + "=" * 5000),
     # (found by a review: chats redacted these as secrets) A class or constant named in code, digits

@@ -299,6 +299,8 @@ def is_secret_value(
     value = value.strip()
     if _is_placeholder(value) or _is_name(value, name) or _PATH.fullmatch(value) or _is_plain_url(value):
         return False
+    if names_credential_kinds(value):
+        return False  # `creds: x509/pkcs12`, `auth: saml`: what the credentials are, not one of them
     if _DIGEST_NAME.search(_words(name)) and _is_hex_digest(value):
         return False  # `password_hash = "<sha256>"`: what a check compares with, not the password
     if _words(name) in ("pwd", "oldpwd") and _SHELL_DIR.match(value):
@@ -594,6 +596,30 @@ def is_credential_kind(word: str) -> bool:
     ``kerberos5``, ``vault``, ``1password``) or an algorithm (``sha256``), not a value of one."""
     word = word.rstrip(".,;:!?)")
     return bool(_CREDENTIAL_KIND.fullmatch(word) or _KIND_VALUE.fullmatch(word))
+
+
+# Kinds said together: `x509/pkcs12`, `oauth2+oidc`, `pem, der`. At most a few, each short.
+_KIND_LIST = LazyPattern(r"[\w#.-]{1,24}(?:[ \t]*[/+,|][ \t]*[\w#.-]{1,24}){0,5}")
+_KIND_SEPARATOR = LazyPattern(r"[ \t]*[/+,|][ \t]*")
+
+
+def names_credential_kinds(value: str) -> bool:
+    """Whether ``value`` is one kind of credential or a few joined by ``/``, ``+``, ``,`` or ``|``
+    (:func:`is_credential_kind`: a format, an auth protocol, a secrets store, an algorithm, each
+    with its version), all in lower case or all in upper case: what a setting says credentials are
+    (`creds: x509/pkcs12`, `auth: kerberos`), not a credential. A password mixes cases or holds a
+    word no such list names ("hunter2", "x509/Hunter22")."""
+    value = value.strip().rstrip(".,;:!?)")
+    if not _KIND_LIST.fullmatch(value) or not (value.islower() or value.isupper() or not any(c.isalpha() for c in value)):
+        return False
+    return all(_is_kind_word(kind) for kind in _KIND_SEPARATOR.split(value))
+
+
+def _is_kind_word(word: str) -> bool:
+    """A format, protocol or store (:data:`_CREDENTIAL_KIND`), or an algorithm or encoding of two
+    letters or more (``sha256``, ``ed25519``): a letter and digits (``e12345``, ``v7``) may well be
+    a password."""
+    return bool(_CREDENTIAL_KIND.fullmatch(word)) or (sum(c.isalpha() for c in word) >= 2 and bool(_KIND_VALUE.fullmatch(word)))
 
 
 def check_credential_pair(m: re.Match[str], start: int, end: int) -> bool:
