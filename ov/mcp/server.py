@@ -347,6 +347,7 @@ class Server:
                 record["cancelled"] = True  # asked once it had started: it ran to its end (an add stopped), and the client wants no answer
                 answer = None
             call.send(answer)
+            record["ms"] = _ms_since(started)  # the call's own time: packing and the catch-up come after its answer
             if record.get("commit") and not self.stopping:
                 # Once answered, in the writes' thread: the agent has its answer, and a next write
                 # waits at most one packing run (about a second, once in thousands of objects).
@@ -369,7 +370,10 @@ class Server:
     def _catch_up_then_log(self, record: dict, started: float) -> None:
         try:
             if not self.stopping:  # a signal: the next find or prompt catches up
+                began = time.monotonic()
                 self._catch_up_index(record)
+                if "index" in record:
+                    record["index_ms"] = _ms_since(began)
         finally:
             self._log(record, started)
 
@@ -472,7 +476,7 @@ class Server:
                 self.gone = True
 
     def _log(self, record: dict, started: float) -> None:
-        record["ms"] = round((time.monotonic() - started) * 1000, 1)
+        record.setdefault("ms", _ms_since(started))  # a call that failed before its answer was sent
         try:
             from ov.errors import HomeInvalid
             from ov.files import append_log
@@ -482,6 +486,10 @@ class Server:
             append_log(log_path(home.root), record, home.ensure)
         except (OSError, HomeInvalid):
             pass  # a log that cannot be written never fails a call (the call said what is wrong with the home)
+
+
+def _ms_since(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)
 
 
 class UnknownTool(LookupError):
