@@ -807,6 +807,27 @@ def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_ho
     assert Home(ov_home).accounts() == ["default", "tpyo"] and typo.read(typo.uri("viking://resources/a.md")).content == "a\n"
 
 
+def test_a_first_transaction_that_commits_nothing_leaves_no_account_behind(store: Store, ov_home: Path):
+    """Only a failed first transaction discarded the repository it made: one that found nothing
+    to change (a dry run, a retry with nothing new) made the account, with an "ov init" commit
+    alone, and a mistyped --account then read as an empty account instead of a missing one."""
+    from ov.uri import parse
+
+    store.init()
+    typo = Store(Home(ov_home), Identity(account="tpyo"), Config())
+    with typo.transaction() as tx:
+        assert tx.made and not tx.files_below(parse("viking://resources"))  # nothing there: nothing to do
+    assert not typo.exists and Home(ov_home).accounts() == ["default"]
+    assert typo.missing_account() is not None
+    with typo.transaction() as tx:  # one that commits keeps it
+        tx.put(parse("viking://resources/a.md"), b"a\n")
+        tx.commit("write", [parse("viking://resources/a.md")])
+    assert Home(ov_home).accounts() == ["default", "tpyo"] and typo.read(parse("viking://resources/a.md")).content == "a\n"
+    with typo.transaction() as tx:
+        assert not tx.made  # an existing account's: it stays whatever the transaction does
+    assert typo.exists
+
+
 def test_a_draft_staged_in_a_repository_discarded_since_commits_every_object_itself(ov_home: Path):
     """Another command's first write made the repository, a large add staged its objects in it
     without the lock, then that write failed and its repository was discarded: the add's commit

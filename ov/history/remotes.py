@@ -220,7 +220,10 @@ def list_remotes(store: Store) -> list[Remote]:
 def add_remote(store: Store, name: str, url: str) -> Remote:
     validate_name(name)
     url = normalize_url(url)
-    with store.transaction():  # the write lock; creates the account repository if needed
+    # The account comes into being with its first remote (a pull into it follows): made here, as
+    # a transaction that commits nothing discards the repository it made.
+    store.init()
+    with store.transaction():  # the write lock
         config = store.git.repo.get_config()
         section = (b"remote", name.encode())
         if config.has_section(section):

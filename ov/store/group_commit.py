@@ -76,14 +76,11 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         # Nothing of this writer's has landed: a stop that came while a holder had its request (and
         # gave it back, or died before its commit landed) holds now, before it writes it itself.
         lock.check_stop()
-        with Transaction(store) as tx:
+        with Transaction(store):
             pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
-        try:
-            return _noted(store, _run_locked(store, lock, function, args))
-        except BaseException:
-            if tx.made:
-                store.git.discard_unless_moved(tx.head)  # the account's first write failed: no commit, no account
-            raise
+        # The step's own transaction makes the account's repository, and discards it again when
+        # it commits nothing (a first write that failed).
+        return _noted(store, _run_locked(store, lock, function, args))
     finally:
         lock.release()
 

@@ -1062,9 +1062,10 @@ class Transaction:
         try:
             if self._early is not None:
                 self.git.abandon_early(self.head, self._early)  # failed before its commit
-            if self.made and exc_type is not None:
+            if self.made:
                 # The account's first command failed (a typo in --account, a file that is not
-                # there): no commit, so no account either, or the next read would find it empty.
+                # there) or found nothing to change (a dry run, nothing to refile): no commit, so
+                # no account either, or the next read would find it empty.
                 self.git.discard_unless_moved(self.head)
         finally:
             try:
