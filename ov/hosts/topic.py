@@ -127,7 +127,9 @@ _CJK_COURTESY = LazyPattern(
     "|감사합니다|감사해요|고맙습니다|고마워요|고마워|네|예|응|좋아요|좋습니다|좋아|알겠습니다|알겠어요|알았어|계속|진행해|진행|해주세요"
     "|주세요|하세요|해요|해|부탁합니다|부탁해요|완벽해요|완벽합니다|훌륭해요|괜찮아요|괜찮습니다|수고하셨습니다|그래요|그럼"
 )
-_CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# Kana, CJK ideographs, Hangul: compared by code point, since a character class of these ranges
+# takes ~3.5 ms to compile, which every prompt paid for its first word.
+_CJK_RANGES = (("\u3040", "\u30ff"), ("\u3400", "\u4dbf"), ("\u4e00", "\u9fff"), ("\uac00", "\ud7af"))
 # Other languages' function words no English word is spelled like: chatter in any prompt.
 _UNENGLISH = frozenset(word for words in FUNCTION_WORDS.values() for word in words if not word.isascii())
 _COURTESY_WORDS = {language: frozenset(words.split()) for language, words in _COURTESIES.items()}
@@ -293,7 +295,9 @@ def has_topic(prompt: str) -> bool:
 
 def _courtesy(word: str) -> bool:
     """Whether ``word``, a run of CJK characters, is an acknowledgement (:data:`_CJK_COURTESY`)."""
-    return bool(_CJK.search(word)) and not _CJK_COURTESY.sub("", word)
+    if word.isascii() or not any(low <= char <= high for char in word for low, high in _CJK_RANGES):
+        return False
+    return not _CJK_COURTESY.sub("", word)
 
 
 def about(prompt: str) -> str:
