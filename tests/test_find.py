@@ -506,6 +506,15 @@ def test_a_date_in_the_query_changes_the_order_not_the_relevance(ov, when):
     assert dated["relevance"] == pytest.approx(plain["relevance"], abs=0.05) and plain["relevance"] > 0.9
 
 
+@pytest.mark.parametrize("question", ["what happened on 3 June 2023?", "what happened last week?"])
+def test_a_question_that_is_mostly_a_date_keeps_the_date_in_its_relevance(ov, question):
+    # Found by a review: without its date's words one word was left ("happened"), and any note
+    # holding it read as a full match of the question, 0.93 for a note of another year.
+    assert ov("remember", "The migration to Postgres happened without downtime.").exit_code == 0
+    assert ov("remember", "Rotate the API keys every quarter; anything older is revoked.").exit_code == 0
+    assert max(h["relevance"] for h in found(ov, question, "--type", "memory")["memories"]) < 0.6
+
+
 def test_the_share_of_the_query_is_counted_for_the_results_shown_not_every_candidate(ov, monkeypatch):
     # The share cap took one full-text look-up a query word over every candidate (about half a
     # prompt's ranking); only the results shown and the best relevance need it, and the values

@@ -402,14 +402,16 @@ def _asked_terms(lexical, words: str, terms: QueryTerms) -> QueryTerms:
     """The query's terms a record's relevance is measured against: all but the words of a date it
     names. A date orders the results (:func:`_favour_dates`) and is rarely written in what answers
     it, so "rotate API keys last week" read 0.55 where "rotate API keys" read 0.99, under any
-    threshold and the prompt hook's cut-off; a query that is a date alone keeps its words."""
+    threshold and the prompt hook's cut-off. A query left with one word or none keeps its date:
+    "what happened on 3 June 2023?" asks about that day, and any note holding "happened" read as
+    a full match of it."""
     from ov.timespec import without_dates
 
     undated = without_dates(words)
     if undated == words:
         return terms
     asked = lexical.query_terms(undated)
-    return asked if asked.words else terms
+    return asked if len(asked.words) >= 2 else terms
 
 
 def _lexical_candidates(lexical, terms: QueryTerms, weights: dict[str, float], filters: Filters, pool: int, phrase_weight: float) -> list:
