@@ -59,6 +59,11 @@ class LLMError(OvError):
     exit_code = EXIT_RUNTIME
 
 
+class LLMNotSetUp(LLMError):
+    """The call was never made: the model's key or server is not set (or set wrong). Nothing was
+    waited for, and what fixes it (an export, a setting) may come any moment."""
+
+
 class EmptyAnswer(LLMError):
     """The model answered with no text; ``completion`` holds the tokens it was billed all the same."""
 
@@ -104,10 +109,10 @@ def complete(
     if not config.enabled:
         raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
     model = config.model or ""
-    key = api_key(config.api_key_env, model, "llm", LLMError) if config.api_key_env else None
+    key = api_key(config.api_key_env, model, "llm", LLMNotSetUp) if config.api_key_env else None
     max_tokens = max_tokens if max_tokens is not None else config.max_output_tokens
     temperature = config.temperature if temperature is None else temperature
-    native = native_route(model, config.api_base, key, LLMError, section="llm")
+    native = native_route(model, config.api_base, key, LLMNotSetUp, section="llm")
     line = None
     if native is not None:
         from ov.llm.wire import Line

@@ -183,7 +183,7 @@ def plan_query(
     failed = _recent_failure(store, config.llm)
     if failed:
         return _fell_back(query, messages, failed)
-    from ov.llm.client import EmptyAnswer, LLMError, UnusableAnswer
+    from ov.llm.client import EmptyAnswer, LLMError, LLMNotSetUp, UnusableAnswer
     from ov.llm.usage import UsageLog
 
     try:
@@ -197,7 +197,9 @@ def plan_query(
             usage=UsageLog(store.state, USAGE_PURPOSE),
             stop=store.stop,  # an MCP search cancelled while the model plans: it ends there
         )
-    except (UnusableAnswer, EmptyAnswer) as exc:  # it answered: the next query may get a usable plan
+    except (UnusableAnswer, EmptyAnswer, LLMNotSetUp) as exc:
+        # It answered, and the next query may get a usable plan; or no call was made (no key yet),
+        # which costs no wait and may be fixed by the next export: neither is remembered.
         return _fell_back(query, messages, f"the query planner failed ({exc.message})")
     except LLMError as exc:  # unreachable, timed out, refused: the next searches do not wait for it again
         _remember_failure(store, config.llm, exc.message)
@@ -217,13 +219,21 @@ def _fell_back(query: str, messages: list[dict], failure: str) -> QueryPlan:
     return replace(deterministic_plan(query, messages, why=failure), failure=failure)
 
 
+# The environment variables a model's key and server may come from when llm.* does not name them
+# (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_BASE, ...: ov.llm.routes), by their endings.
+_ENDPOINT_VARIABLES = ("_API_KEY", "_BASE_URL", "_API_BASE")
+
+
 def _failure_key(config: LLMConfig) -> str:
-    """What a remembered failure holds for: another model, endpoint, timeout or key (one exported
-    since) is asked at once."""
+    """What a remembered failure holds for: another model, endpoint or timeout, or another key or
+    server in the environment (one exported since, a typo fixed) is asked at once. The variables'
+    values are held as a digest: the state folder keeps no key."""
+    import hashlib
     import os
 
-    key = bool(os.environ.get(config.api_key_env)) if config.api_key_env else None
-    return json.dumps([config.model, config.api_base, config.api_key_env, key, config.timeout])
+    names = sorted({name for name in os.environ if name.endswith(_ENDPOINT_VARIABLES)} | ({config.api_key_env} if config.api_key_env else set()))
+    environment = hashlib.sha256("\0".join(f"{name}={os.environ.get(name, '')}" for name in names).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return json.dumps([config.model, config.api_base, config.api_key_env, config.timeout, environment])
 
 
 def _recent_failure(store: Store, config: LLMConfig, now: float | None = None) -> str:
