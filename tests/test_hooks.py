@@ -1687,6 +1687,23 @@ def test_a_courtesy_in_another_language_has_no_topic(prompt):
 
 @pytest.mark.parametrize(
     "prompt",
+    # (review rev16) other languages' courtesies were chatter in every prompt, and many are English words
+    ["run the integration suite again", "check the legal page", "where is the suite?", "the bravo deploy",
+     # written after the rule
+     "tell me about klasse", "what does toll mean here?", "super class", "the lista", "why is the fallo test flaky"],
+)
+def test_another_language_s_courtesy_spelled_as_an_english_word_is_a_topic_in_an_english_prompt(prompt):
+    assert not recall.is_trivial(prompt)
+
+
+# (written after the rule) a courtesy of one word or two, or one said in a prompt written in its language
+@pytest.mark.parametrize("prompt", ["merci", "danke!", "ok, gracias", "thanks, merci", "gut, danke, weiter so", "grazie, va bene così", "dank je, prima zo"])
+def test_a_short_courtesy_in_another_language_is_still_chatter(prompt):
+    assert recall.is_trivial(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
     ["Wo wird die Sitzung gespeichert?", "Comment on relance le serveur de test ?", "merci, et comment on relance le serveur ?",
      "Quelle est la politique de sauvegarde ?", "Dove sono salvati i log?", "認証サービスのトークンは何時間有効ですか？", "ログの保存先はどこですか",
      "继续部署认证服务", "数据库密码在哪里", "Как перезапустить сервер?", "Warum schlägt der Import fehl?", "die casting defects?"],

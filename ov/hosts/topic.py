@@ -31,10 +31,12 @@ and the rest of the prompt is read as any other.
 The lists are English, like the stop words of the default index, with the short courtesies of
 other languages beside them (:data:`_COURTESIES`: "merci, on continue", "danke, mach weiter",
 "了解しました", "好的，我们继续"): a courtesy is made of its language's commonest words, which any
-note in that language holds, so the relevance cut-off let it inject at full relevance. The
-function words of the language a prompt is written in (:func:`~ov.index.function_words.foreign`),
-and those no English word is spelled like ("où", "für", "где"), are chatter too. Other words of
-other languages count as topic words, and the relevance cut-off decides for them.
+note in that language holds, so the relevance cut-off let it inject at full relevance. They are
+chatter in a prompt written in their language (:func:`~ov.index.function_words.foreign`), or made
+of nothing else ("merci", "ok danke"), never in an English one: "suite", "legal", "super" are
+English words too ("run the integration suite again"). The function words of the language a
+prompt is written in, and those no English word is spelled like ("où", "für", "где"), are chatter
+too. Other words of other languages count as topic words, and the relevance cut-off decides for them.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from __future__ import annotations
 import re
 from itertools import dropwhile
 
-from ov.index.function_words import FUNCTION_WORDS, foreign
+from ov.index.function_words import ENGLISH, FUNCTION_WORDS, foreign
 from ov.regex import LazyPattern
 from ov.retrieval.named import IDENTIFIER, named_paths, without_names
 from ov.summaries.text import QUESTION_MARKS, asks
@@ -76,8 +78,9 @@ _CHATTER = frozenset(
     """.split()
 )
 # Thanks, yes and no, approval and "go on" in other languages, with the verbs such a courtesy is
-# said with ("c'est bon", "mach weiter", "sigue así"): never a topic. Only words no English word is
-# spelled like (French "plus" and "son", German "war", Spanish "con" are left out).
+# said with ("c'est bon", "mach weiter", "sigue así"): chatter in a prompt written in that language
+# (:func:`~ov.index.function_words.foreign`), and only there: many are English words too ("suite",
+# "legal", "bravo", "super", "top", "lista"), which an English prompt asks about.
 _COURTESIES = {
     "french": """
         merci beaucoup oui ouais non bon bonne bien très super parfait parfaitement génial nickel
@@ -133,7 +136,6 @@ _CJK_RANGES = (("\u3040", "\u30ff"), ("\u3400", "\u4dbf"), ("\u4e00", "\u9fff"),
 # Other languages' function words no English word is spelled like: chatter in any prompt.
 _UNENGLISH = frozenset(word for words in FUNCTION_WORDS.values() for word in words if not word.isascii())
 _COURTESY_WORDS = {language: frozenset(words.split()) for language, words in _COURTESIES.items()}
-_CHATTER = _CHATTER | frozenset(word for words in _COURTESY_WORDS.values() for word in words)
 # What an agent is asked to do, and what it does it to: talk around the work in a request ("fix
 # it", "run the tests"), a topic in a question asking how, what, which, where, when or who ("how
 # do I run the tests?"). These are stems: their regular forms (tests, fixed, running) are made below.
@@ -281,7 +283,7 @@ def has_topic(prompt: str) -> bool:
     asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
     needed = 1 if asked or len(words) <= SHORT else 2
-    said = foreign(words, _COURTESY_WORDS)  # the function words of the language it is written in, if not English
+    said = _said(words)
     for before, word in zip(["", *words], words, strict=False):
         if len(word) < 2 or word in _CHATTER or word in said or word in _UNENGLISH or _courtesy(word):
             continue
@@ -291,6 +293,18 @@ def has_topic(prompt: str) -> bool:
         if not needed:
             return True
     return False
+
+
+def _said(words: list[str]) -> frozenset[str]:
+    """The function words and courtesies (:data:`_COURTESIES`) of the language other than English
+    that ``words`` are written in (:func:`~ov.index.function_words.foreign`), or, when they hold no
+    English function word and nothing but one language's courtesies besides chatter, those: "merci",
+    "ok danke", "thanks, gracias" are too short for a language to be told by its words."""
+    said = foreign(words, _COURTESY_WORDS)
+    rest = set(words) - _CHATTER
+    if said or not rest or not ENGLISH.isdisjoint(words):
+        return said
+    return next((frozenset(rest) for courtesies in _COURTESY_WORDS.values() if rest <= courtesies), frozenset())
 
 
 def _courtesy(word: str) -> bool:

@@ -33,7 +33,7 @@ _ENGLISH_WORDS = """
     these they this to was will with what when where who whom whose which why how did does do has
     have had can could would should i me my we us our you your he him his she her they them its
 """
-_ENGLISH = frozenset(_ENGLISH_WORDS.split())
+ENGLISH = frozenset(_ENGLISH_WORDS.split())
 
 # The commonest articles, pronouns, prepositions, conjunctions, auxiliaries and question words.
 FUNCTION_WORDS: dict[str, frozenset[str]] = {
@@ -95,10 +95,10 @@ def spoken(text: str) -> str:
 def foreign(words: Iterable[str], more: Mapping[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The function words of the language other than English that ``words`` (lower case, as
     written) are in, or none: the language with the most of them, more than English's
-    (:data:`_ENGLISH`), and at least two unless one is written in letters English has not ("где",
+    (:data:`ENGLISH`), and at least two unless one is written in letters English has not ("где",
     "où": no English sentence borrows it). ``more`` adds words of a language to its list."""
     words = set(words)
-    english = len(words & _ENGLISH)
+    english = len(words & ENGLISH)
     best: frozenset[str] = frozenset()
     most = english
     for language, function_words in FUNCTION_WORDS.items():
