@@ -822,6 +822,14 @@ def test_a_question_in_any_language_is_as_relevant_with_its_elisions_and_functio
         assert best["uri"] == f"viking://resources/inv/{doc}" and best["relevance"] >= 0.8, (query, best)
 
 
+def test_a_foreign_question_keeps_a_function_word_it_writes_as_code(ov):
+    # (review rev16) the French "du" was dropped from the question even in backticks: the note fell behind the summaries
+    write(ov, "viking://resources/disk/disk.md", "# Disk usage\nRun du -sh on the cache folder to measure it before cleanup.")
+    write(ov, "viking://resources/disk/other.md", "# Cleanup\nThe cache folder is cleaned every night; measure it in the dashboard.")
+    best = found(ov, "Comment utiliser `du` pour mesurer le dossier ?", "-n", "1")["resources"][0]
+    assert best["uri"] == "viking://resources/disk/disk.md", best
+
+
 def test_a_devanagari_word_is_one_word_not_cut_at_its_vowel_signs(ov):
     write(ov, "viking://resources/hi/hindi.md", "\u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e \u0915\u093e \u0907\u0924\u093f\u0939\u093e\u0938")
     # The consonants of हिन्दी, each with another vowel sign: without the marks, the same three tokens.

@@ -14,7 +14,8 @@ language:
   tantivy's own lists cost a hook ~30 ms to build) are dropped from a query written in it: one
   holding more of them than of English's, at least two unless one is not in English's letters
   (:func:`foreign`). An English query that borrows a word ("a la carte", "the die is cast") keeps
-  it.
+  it, and so does a query that writes the word as code ("Comment utiliser `du` ?": the index's
+  ``query_terms`` decides).
 """
 
 from __future__ import annotations

@@ -94,6 +94,8 @@ _LETTERS = LazyPattern(r"[^\W\d_]+")
 # dollar inside it, or a change of case) is ov.index.code.COMPOUND_NAME, as in the code indexed.
 _TYPED = rf"{NAME_CHAR}+(?:\.{NAME_CHAR}+)*"
 _TYPED_NAME = LazyPattern(_TYPED)
+# What a query writes as code: a span in backticks, a name it calls ("die()").
+_CODE_SPAN = LazyPattern(rf"`[^`\n]+`|{_TYPED}(?=\()")
 # A capitalised word (Address, Store; not "I", nor a run of capitals) and what makes it the first
 # of a sentence, where a capital says nothing: the text's start or an end of sentence before it.
 _PROPER_NAME = LazyPattern(r"(?<![\w$.])[A-Z][a-z]+(?![\w$.])")
@@ -658,9 +660,12 @@ class LexicalIndex:
         if any(t in asking for t in analysed):
             skip = skip | _definition_words(self.language, self._query_analyzer)
         said = foreign(_LETTERS.findall(text.lower()))  # the function words of another language it is in
-        if said:
-            skip = skip | {t for word in said for t in self._query_analyzer.analyze(word)}
         tokens = [t for t in analysed if t not in skip]
+        if said:
+            # Never a word written as code ("Comment utiliser `du` ?", `die()`, ``der_cache``), nor
+            # the only word the query has left ("was ist das").
+            dropped = {t for word in said for t in self._query_analyzer.analyze(word)} - self._coded(text)
+            tokens = [t for t in tokens if t not in dropped] or tokens
         words = tuple(dict.fromkeys(tokens))
         phrases = []
         for run in () if text.isascii() else _CJK_RUN.findall(text):
@@ -675,6 +680,12 @@ class LexicalIndex:
             sequence = ()
         sequence = sequence if 2 <= len(sequence) <= PHRASE_MAX_WORDS else ()
         return QueryTerms(words, tuple(dict.fromkeys(phrases)), sequence, names)
+
+    def _coded(self, text: str) -> set[str]:
+        """The words of what ``text`` writes as code (:data:`_CODE_SPAN`, a compound name), as the
+        query analyzer reads them."""
+        spans = [*_CODE_SPAN.findall(text), *(name for name in _TYPED_NAME.findall(text) if COMPOUND_NAME.search(name))]
+        return {t for span in spans for t in self._query_analyzer.analyze(span)}
 
     def _names(self, text: str, words: tuple[str, ...]) -> tuple[str, ...]:
         """The names ``text`` means, whole: each written as code writes a name (``_as_it_is``,
