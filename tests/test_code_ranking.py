@@ -109,6 +109,28 @@ def test_a_word_in_a_sentence_is_not_taken_for_a_name(ov):
     assert first(ov, "where is the write lock taken before the commit?")["uri"] == "viking://resources/proj/writer.py"
 
 
+ADDRESS = 'class Address:\n    """A postal location."""\n\n    def __init__(self, street, city):\n        self.street = street\n        self.city = city\n'
+VIEWS = (
+    "from models import Address\n\n\ndef show(address: Address):\n    return f\"{address.street}, {address.city}\"\n\n\n"
+    "def bug_report(address):\n    # fix the bug: the city of an address is empty when the street is set\n    return Address(address.street, \"\")\n"
+)
+
+
+@pytest.mark.parametrize(
+    "query",
+    # (review rev16) a full stop after the name made it no name; without one the definition came first
+    ["fix the bug in Address.", "fix the bug in Address",
+     # (written after the fix)
+     "there is a bug in Address. the city is lost", "fix the bug in Address...", "look at the bug in Address.\nthe city is empty"],
+)
+def test_a_capitalised_word_ending_a_sentence_is_asked_for_as_a_name(ov, query, tmp_path):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "models.py").write_text(ADDRESS)
+    (tmp_path / "proj" / "views.py").write_text(VIEWS)
+    assert ov("add-resource", str(tmp_path / "proj")).exit_code == 0
+    assert first(ov, query)["uri"] == "viking://resources/proj/models.py"
+
+
 @pytest.mark.parametrize("query", ["where is the Context class defined?", "class Context", "where is the function make_context implemented?"])
 def test_a_word_the_query_calls_a_class_or_function_is_a_name(ov, query):
     """"the Context class" names a class: on click, "where is the Context class defined?" gave a

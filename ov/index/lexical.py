@@ -98,7 +98,8 @@ _TYPED_NAME = LazyPattern(_TYPED)
 _CODE_SPAN = LazyPattern(rf"`[^`\n]+`|{_TYPED}(?=\()")
 # A capitalised word (Address, Store; not "I", nor a run of capitals) and what makes it the first
 # of a sentence, where a capital says nothing: the text's start or an end of sentence before it.
-_PROPER_NAME = LazyPattern(r"(?<![\w$.])[A-Z][a-z]+(?![\w$.])")
+# A dot ends the word unless a name goes on after it (``Store.open`` is a path): "fix Address."
+_PROPER_NAME = LazyPattern(r"(?<![\w$.])[A-Z][a-z]+(?![\w$]|\.[\w$])")
 _SENTENCE_START = LazyPattern(r"(?:\A|[.!?:;]|\n)[\s\"'(*_`]*\Z")
 # A word a query says is a name by calling it one: "the Context class", "the function main",
 # "class Context", "module recall".
