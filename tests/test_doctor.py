@@ -56,9 +56,7 @@ def test_an_llm_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, llm_se
     code, checks = _checks(ov)
     assert code == 1 and checks["llm"]["status"] == "fail", checks["llm"]
     assert checks["llm"]["detail"].endswith("does not answer: no answer from openai/test-model to the doctor probe in 0.5 s; ov hung up"), checks["llm"]
-    while not llm_server.hung_up:  # the model's end of the connection was closed, not left to llm.timeout
-        assert time.monotonic() - started < 5, "the probe's request was not hung up"
-        time.sleep(0.01)
+    _wait_hung_up(llm_server, started)  # the model's end of the connection was closed, not left to llm.timeout
     assert [r.prompt for r in llm_server.hung_up] == [r.prompt for r in llm_server.chat_requests()]
 
 
@@ -87,10 +85,17 @@ def test_an_embedder_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, l
     code, checks = _checks(ov)
     assert code == 1 and checks["embedder"]["status"] == "fail", checks["embedder"]
     assert checks["embedder"]["detail"].endswith("does not embed: no answer in 0.5 s; ov hung up"), checks["embedder"]
-    while not llm_server.hung_up:  # the server's end of the connection was closed, not left to embedding.timeout
+    _wait_hung_up(llm_server, started)  # the server's end of the connection was closed, not left to embedding.timeout
+    assert llm_server.hung_up == llm_server.embedding_requests()
+
+
+def _wait_hung_up(server, started: float) -> None:
+    """Until the loopback server saw its request hung up, at most 5 s after ``started``."""
+    import time
+
+    while not server.hung_up:
         assert time.monotonic() - started < 5, "the probe's request was not hung up"
         time.sleep(0.01)
-    assert llm_server.hung_up == llm_server.embedding_requests()
 
 
 def test_a_config_that_does_not_parse_is_a_finding_not_a_crash(ov, ov_home):
