@@ -19,6 +19,7 @@ The sum is rounded up, so any non-empty text costs at least one token.
 
 from __future__ import annotations
 
+from ov import scripts
 from ov.regex import LazyPattern
 
 __all__ = ["MAX_CHARS_PER_TOKEN", "estimate_tokens"]
@@ -30,22 +31,22 @@ MAX_CHARS_PER_TOKEN = 4
 # Han (with extension A, the compatibility block and the supplementary planes),
 # CJK symbols and punctuation, kana, bopomofo, hangul jamo and syllables,
 # and the fullwidth/halfwidth forms used in CJK text.
-_CJK_CLASS = (
-    "\u1100-\u11ff"  # hangul jamo
-    "\u2e80-\u2fdf"  # CJK radicals, kangxi radicals
-    "\u3000-\u303f"  # CJK symbols and punctuation
-    "\u3040-\u30ff"  # hiragana, katakana
-    "\u3100-\u312f"  # bopomofo
-    "\u3130-\u318f"  # hangul compatibility jamo
-    "\u31f0-\u31ff"  # katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\ua960-\ua97f"  # hangul jamo extended A
-    "\uac00-\ud7ff"  # hangul syllables, jamo extended B
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\ufe30-\ufe4f"  # CJK compatibility forms
-    "\uff00-\uffef"  # halfwidth and fullwidth forms
-    "\U00020000-\U0003134f"  # CJK extensions B to G
+_CJK_CLASS = scripts.char_class(
+    scripts.HANGUL_JAMO,
+    scripts.CJK_RADICALS,
+    scripts.CJK_SYMBOLS,
+    scripts.KANA,
+    scripts.BOPOMOFO,
+    scripts.HANGUL_COMPATIBILITY_JAMO,
+    scripts.KATAKANA_EXTENSIONS,
+    scripts.HAN_EXT_A,
+    scripts.HAN,
+    scripts.HANGUL_JAMO_EXT_A,
+    scripts.HANGUL_AND_JAMO_EXT_B,
+    scripts.HAN_COMPATIBILITY,
+    scripts.CJK_COMPATIBILITY_FORMS,
+    scripts.FULLWIDTH,
+    scripts.HAN_EXT_B_TO_G,
 )
 # Compiled when first needed: the class reaches into the supplementary planes (~5 ms to compile),
 # and ASCII text, most of what `ov session add` sees, never uses it.

@@ -30,6 +30,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from ov import scripts
 from ov.errors import (
     IndexDamaged,
     IndexUnavailable,
@@ -118,10 +119,7 @@ WRITER_HEAP = 64_000_000
 # A run of CJK characters, or of Thai, Lao, Myanmar or Khmer letters, in a query: its tokens are
 # asked for as overlapping pairs (phrases). Compiled on first use (~9 ms with its run form): an
 # ASCII query, what most finds and every English hook ask, never needs it.
-_CJK_RUN = LazyPattern(
-    r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-    r"\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]+"
-)
+_CJK_RUN = LazyPattern(f"[{scripts.char_class(scripts.ITERATION_MARK, *scripts.CJK, *scripts.UNSPACED_SOUTHEAST_ASIAN)}]+")
 # tantivy has built-in stop word lists for these languages only.
 _STOPWORD_LANGUAGES = frozenset(
     "danish dutch english finnish french german hungarian italian norwegian portuguese russian spanish swedish".split()

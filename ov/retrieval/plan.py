@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ov import scripts
 from ov.errors import InvalidInput
 from ov.regex import LazyPattern
 from ov.store import sidecar
@@ -76,7 +77,7 @@ CUT_MARK = " [...]"
 _PLURALS = {"memories": "memory", "resources": "resource", "skills": "skill"}
 _WORD_RE = re.compile(r"[^\W_]+")
 # Compiled on first use (~4 ms): an ASCII word never needs it, and hooks plan every prompt.
-_CJK_RE = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_RE = LazyPattern(f"[{scripts.char_class(*scripts.CJK)}]")
 # Words that carry no topic: function words, question words and conversational filler.
 _STOP_WORDS = frozenset(
     """

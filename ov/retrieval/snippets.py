@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 
+from ov import scripts
 from ov.index.code import definition
 from ov.index.records import Record
 from ov.lines import lines_of
@@ -21,7 +22,7 @@ _ASCII_WORD = LazyPattern(r"[A-Za-z0-9]+")
 # letter or digit, or after a CJK one (the index takes each as a word).
 # A name given a value where a line starts: "QUERY_CHARS = 2000", "limit: int = 3", "const x =".
 _ASSIGNED = LazyPattern(r"^\s*(?:(?:export\s+)?(?:const|let|var|static|final)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]{1,80})?=(?!=)")
-_WORD_END = LazyPattern(r"[\W_\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_WORD_END = LazyPattern(rf"[\W_{scripts.char_class(scripts.ITERATION_MARK, *scripts.CJK)}]")
 
 
 def holds_line(record: Record, line: int) -> bool:

@@ -23,6 +23,7 @@ import math
 import re
 from collections import Counter
 
+from ov import scripts
 from ov.store import sidecar
 from ov.summaries.facts import FileFacts, file_facts, introduces, kind_label, kind_of, lead_of, prose_of
 from ov.summaries.layers import REPRESENTATIVE, ChildInfo, stem
@@ -44,11 +45,11 @@ from ov.summaries.text import as_sentence, join_sentences, truncate_generated
 
 KEY_TERMS = 10
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN_RUN = re.compile(f"[{_HAN}]+")
-_KANA_RUN = re.compile("[\u30a0-\u30ff]{2,}")  # katakana words; hiragana is mostly grammar
-_HANGUL_RUN = re.compile("[\uac00-\ud7af]{2,}")
-_NON_WORD_SCRIPTS = re.compile(f"[{_HAN}\u3040-\u30ff\uac00-\ud7af]+")
+_HAN_RUN = re.compile(f"[{scripts.char_class(*scripts.HAN_BASIC)}]+")
+_KANA_RUN = re.compile(f"[{scripts.char_class(scripts.KATAKANA)}]{{2,}}")  # katakana words; hiragana is mostly grammar
+_HANGUL_RUN = re.compile(f"[{scripts.char_class(scripts.HANGUL)}]{{2,}}")
+_NON_WORD_SCRIPTS = re.compile(f"[{scripts.char_class(*scripts.CJK)}]+")
+_KANA = re.compile(f"[{scripts.char_class(scripts.KANA)}]")
 _WORD = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?")
 _URL = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
 # The function words of the other common languages (articles, pronouns, prepositions, conjunctions,
@@ -429,7 +430,7 @@ def _language(children: list[ChildInfo]) -> str:
     """"zh" when the children are mostly Chinese (Han without kana), else "en": the brief's phrasing."""
     text = " ".join((c.abstract or "") if c.is_dir else c.text[:4000] for c in children)
     han = sum(len(run) for run in _HAN_RUN.findall(text))
-    kana = len(re.findall("[\u3040-\u30ff]", text))
+    kana = len(_KANA.findall(text))
     latin = len(re.findall("[A-Za-z]", text))
     return "zh" if han and han * 3 > latin and kana * 10 < han else "en"
 

@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ov import scripts
 from ov.index.embedders.base import BaseEmbedder, Fingerprint
 from ov.regex import LazyPattern
 
@@ -26,8 +27,9 @@ HASH_MODEL = "hash-v1"
 
 # Scripts written without spaces between words: each character is a token, and so is
 # each pair of neighbours (a Chinese word is most often two characters). Han
-# ideographs (with extensions and compatibility forms) and Japanese kana.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+# ideographs (with extensions and compatibility forms) and Japanese kana; not Hangul, which
+# Korean writes with spaces between words (and HASH_MODEL fixes the list).
+_CJK = scripts.char_class(scripts.KANA, *scripts.HAN_BASIC, scripts.HAN_PLANE_2)
 # A run of CJK characters, or a word of letters and digits in any other script.
 # Underscores split words, so snake_case identifiers match their parts.
 # Compiled on first use: a class reaching into the supplementary planes takes ~3 ms, which every

@@ -20,19 +20,22 @@ import zlib
 from array import array
 from pathlib import Path
 
+from ov import scripts
+
 CONTINUATION = "##"
 SPECIAL = ("[PAD]", "[UNK]")  # the tokenizer.json's added tokens
 MAX_WORD_CHARS = 100  # the tokenizer.json's max_input_chars_per_word: longer words are unknown
 # The CJK blocks BERT's normaliser sets apart as words of their own.
+# (BERT's ``_is_chinese_char``, in its order; not scripts.CJK: kana and hangul are not in it.)
 _CJK = (
-    (0x4E00, 0x9FFF),
-    (0x3400, 0x4DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
+    scripts.HAN,
+    scripts.HAN_EXT_A,
+    scripts.HAN_EXT_B,
+    scripts.HAN_EXT_C,
+    scripts.HAN_EXT_D,
     (0x2B920, 0x2CEAF),  # sic: BERT's table skips 0x2B820-0x2B91F
-    (0xF900, 0xFAFF),
-    (0x2F800, 0x2FA1F),
+    scripts.HAN_COMPATIBILITY,
+    scripts.HAN_COMPATIBILITY_SUPPLEMENT,
 )
 _DROPPED = frozenset(("Cc", "Cf", "Co", "Cs"))
 
