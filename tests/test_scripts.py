@@ -26,15 +26,19 @@ _KANA_HAN_HANGUL = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\
 FROZEN_PATTERNS = {
     "tokens": (
         lambda: tokens._CJK_RE,
-        "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-        "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]",
+        (
+            "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+            "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]"
+        ),
     ),
     "snippets": (lambda: snippets._WORD_END, r"[\W_\u3005" + _KANA_HAN_HANGUL + "]"),
     "plan": (lambda: plan._CJK_RE, "[" + _KANA_HAN_HANGUL + "]"),
     "hashing": (
         lambda: hashing._TOKENS,
-        "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+)"
-        "|([^\\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+)",
+        (
+            "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+)"
+            "|([^\\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+)"
+        ),
     ),
     "lexical": (
         lambda: lexical._CJK_RUN,
