@@ -34,7 +34,9 @@ other languages beside them (:data:`_COURTESIES`: "merci, on continue", "danke, 
 note in that language holds, so the relevance cut-off let it inject at full relevance. They are
 chatter in a prompt written in their language (:func:`~ov.index.function_words.foreign`), or made
 of nothing else ("merci", "ok danke"), never in an English one: "suite", "legal", "super" are
-English words too ("run the integration suite again"). The function words of the language a
+English words too ("run the integration suite again"), and the nouns among them alone ask about
+themselves unless exclaimed (:data:`_ENGLISH_TOO`: "legal", not "legal!"). A CJK courtesy beside a
+topic is left out of what is searched (:func:`without_courtesies`). The function words of the language a
 prompt is written in, and those no English word is spelled like ("où", "für", "где"), are chatter
 too. Other words of other languages count as topic words, and the relevance cut-off decides for them.
 """
@@ -54,8 +56,8 @@ from ov.summaries.text import QUESTION_MARKS, asks
 # taken as written (a word is never cut to one of these: "notes" is not "not", "Wes" not "we").
 _CHATTER = frozenset(
     """
-    a about above actual actually after afternoon again ago agreed ahead all almost alright also
-    am an and another any anything anyway approve are around as ask asked at away awesome back
+    a about above actual actually after afternoon again ago agreed ah aha ahead ahh all almost alright
+    also am an and another any anything anyway approve are around as ask asked at away awesome back
     be because been before being below best better bigger both bottom brb but by bye can cannot
     cant careful carefully carry case choice cleaner clearer close closer continue cool correct
     could day deny did didn didnt do does doesnt doing done dont down each eight either else
@@ -79,7 +81,8 @@ _CHATTER = frozenset(
     """.split()
 )
 # Thanks, yes and no, approval and "go on" in other languages, with the verbs such a courtesy is
-# said with ("c'est bon", "mach weiter", "sigue así"): chatter in a prompt written in that language
+# said with ("c'est bon", "mach weiter", "sigue así") and those that say it is understood ("ok, je
+# vois", "ah ok ich verstehe", "vale, entiendo"): chatter in a prompt written in that language
 # (:func:`~ov.index.function_words.foreign`), and only there: many are English words too ("suite",
 # "legal", "bravo", "super", "top", "lista"), which an English prompt asks about.
 _COURTESIES = {
@@ -87,35 +90,37 @@ _COURTESIES = {
         merci beaucoup oui ouais non bon bonne bien très super parfait parfaitement génial nickel
         accord entendu compris voilà voila bravo impeccable continuez continuons poursuis poursuivez
         suite vas allez allons fais faites est ça ca marche salut bonjour bonsoir coucou vraiment
-        tout toutes tous maintenant encore ensuite alors donc puis déjà
+        tout toutes tous maintenant encore ensuite alors donc puis déjà vois comprends saisis pige
     """,
     "german": """
         danke dank vielen bitte ja jawohl nein gut sehr prima toll klasse klar alles genau passt
         einverstanden verstanden stimmt richtig weiter weitermachen fortfahren mach macht machen
         los ist sind schön super perfekt wunderbar hallo moin jetzt dann nun noch mal bitteschön
+        verstehe kapiert sehe seh
     """,
     "spanish": """
         gracias muchas sí vale bien muy bueno buena perfecto perfecta genial estupendo listo lista
         sigue seguimos continúa continua continúe continuar adelante acuerdo claro entendido hazlo
-        haz dale vamos hola está es así ahora entonces también
+        haz dale vamos hola está es así ahora entonces también entiendo entendí comprendo veo ya
     """,
     "italian": """
         grazie mille sì bene benissimo perfetto ottimo certo capito chiaro va vai continua continuiamo
         procedi procediamo avanti fallo fai andiamo ciao bravo è così adesso ora allora anche
+        capisco vedo
     """,
     "portuguese": """
         obrigado obrigada valeu sim não beleza certo perfeito ótimo otimo pode podes continua continue
         continuar siga segue seguir entendi entendido claro bom boa legal isso faz vamos olá oi é está
-        assim agora então também
+        assim agora então também entendo compreendo vejo saquei
     """,
     "dutch": """
         dank bedankt dankjewel dankuwel ja nee goed prima mooi top oké begrepen klopt duidelijk
-        verder doorgaan ga gaan doe maar graag hoi hallo nu dan ook
+        verder doorgaan ga gaan doe maar graag hoi hallo nu dan ook snap begrijp zie
     """,
     "russian": """
         спасибо спс да нет хорошо ок окей отлично понял поняла понятно ясно продолжай продолжайте
         продолжим продолжаем давай давайте дальше ладно супер пожалуйста ага угу так делай сделай
-        готово верно можно привет теперь
+        готово верно можно привет теперь понимаю вижу
     """,
 }
 # A CJK acknowledgement is one run of characters with no space: read without these, nothing of it
@@ -138,6 +143,11 @@ _CJK_RANGES = scripts.chars(scripts.KANA, scripts.HAN_EXT_A, scripts.HAN, script
 # Other languages' function words no English word is spelled like: chatter in any prompt.
 _UNENGLISH = frozenset(word for words in FUNCTION_WORDS.values() for word in words if not word.isascii())
 _COURTESY_WORDS = {language: frozenset(words.split()) for language, words in _COURTESIES.items()}
+# Courtesies that are also English nouns, which a prompt of that word alone asks about ("legal",
+# "suite?", "snap"): a topic unless exclaimed ("legal!", "ok, legal!"), or said beside another word of
+# their language ("legal, obrigado"). The other courtesies English has ("super", "bravo", "top",
+# "sim", "toll", "dale") say yes or thanks far more often than they name a subject.
+_ENGLISH_TOO = frozenset(("legal", "suite", "nickel", "accord", "snap"))
 # What an agent is asked to do, and what it does it to: talk around the work in a request ("fix
 # it", "run the tests"), a topic in a question asking how, what, which, where, when or who ("how
 # do I run the tests?"). These are stems: their regular forms (tests, fixed, running) are made below.
@@ -285,7 +295,7 @@ def has_topic(prompt: str) -> bool:
     asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
     needed = 1 if asked or len(words) <= SHORT else 2
-    said = _said(words)
+    said = _said(words, exclaimed=any(mark in prompt for mark in "!\uff01\u00a1"))
     for before, word in zip(["", *words], words, strict=False):
         if len(word) < 2 or word in _CHATTER or word in said or word in _UNENGLISH or _courtesy(word):
             continue
@@ -297,15 +307,18 @@ def has_topic(prompt: str) -> bool:
     return False
 
 
-def _said(words: list[str]) -> frozenset[str]:
+def _said(words: list[str], exclaimed: bool = False) -> frozenset[str]:
     """The function words and courtesies (:data:`_COURTESIES`) of the language other than English
     that ``words`` are written in (:func:`~ov.index.function_words.foreign`), or, when they hold no
     English function word and nothing but one language's courtesies besides chatter, those: "merci",
-    "ok danke", "thanks, gracias" are too short for a language to be told by its words."""
+    "ok danke", "thanks, gracias" are too short for a language to be told by its words. Not a word
+    of :data:`_ENGLISH_TOO` alone, unless ``exclaimed`` ("legal" asks about it, "legal!" is thanks)."""
     said = foreign(words, _COURTESY_WORDS)
     rest = set(words) - _CHATTER
     if said or not rest or not ENGLISH.isdisjoint(words):
         return said
+    if not exclaimed and rest <= _ENGLISH_TOO and len(rest) == 1:
+        return frozenset()
     return next((frozenset(rest) for courtesies in _COURTESY_WORDS.values() if rest <= courtesies), frozenset())
 
 
@@ -316,15 +329,30 @@ def _courtesy(word: str) -> bool:
     return not _CJK_COURTESY.sub("", word)
 
 
+def without_courtesies(prompt: str) -> str:
+    """``prompt`` without its words that are CJK courtesies (:func:`_courtesy`: "I prefer tabs 谢谢",
+    "好的，请解释一下索引"), when a word is left: a search for them would find the notes written in
+    that language, whatever the rest asks. A prompt of nothing else is left whole (it has no topic)."""
+    if prompt.isascii():
+        return prompt
+    kept = _WORD.sub(lambda word: "" if _courtesy(word.group()) else word.group(), prompt)
+    if kept == prompt or not _WORD.search(kept):
+        return prompt
+    # What the courtesy was set apart with goes with it; a question mark stays (it makes a question).
+    return " ".join(kept.split()).strip(" ,;:\u3001\uff0c\uff1b\uff1a")
+
+
 def about(prompt: str) -> str:
     """``prompt`` as recall reads it: without the files and folders it names in a remark ("lol I
     renamed utils.py yesterday, anyway thanks", "the build is green since cart.py"), where they
     are mentioned in passing. Kept are those named in a sentence that asks something (a question
     or a request), in a pasted traceback, and in a prompt of at most :data:`SHORT` words ("cart.py",
     "cart.py again?"). A name is a strong word (the file holds it, and few others do), and made such
-    a remark relevant to that file; without it the remark is read by its other words."""
+    a remark relevant to that file; without it the remark is read by its other words. Without its
+    CJK courtesies too (:func:`without_courtesies`), when it says something besides."""
     from ov.tracebacks import span
 
+    prompt = without_courtesies(prompt)
     if len(prompt.split()) <= SHORT or not (named_paths(prompt) or IDENTIFIER.search(prompt)):
         return prompt
     lines = prompt.splitlines()
