@@ -2195,6 +2195,18 @@ def test_forget_refuses_a_match_of_several_lines(ov):
     assert done["lines"] == ["- Works at Acme Corp"] and done["kept"] == 1 and done["deleted"] is False
 
 
+def test_forget_matches_text_typed_decomposed(ov):
+    # "ç" typed as "c" and a combining cedilla (some keyboards, text pasted from a macOS file name)
+    # is the stored "ç", as ov grep compares them; it was "no line holds" before.
+    for fact in ("I work at Acme Corp", "I live in Besançon"):
+        assert ov("remember", fact).exit_code == 0
+    decomposed = "BESANC\u0327ON"
+    assert ov("forget", "viking://~/memories/profile.md", "--line", "1", "--match", decomposed).exit_code == 2  # line 1 is Acme's
+    done = ov("forget", "viking://~/memories/profile.md", "--match", decomposed, "--json").json["result"]
+    assert done["lines"] == ["- Lives in Besançon"] and done["kept"] == 1
+    assert "Acme" in ov("read", "viking://~/memories/profile.md").stdout
+
+
 def test_remember_offers_only_the_types_a_text_can_be(ov):
     from ov.mcp.tools import definitions
 

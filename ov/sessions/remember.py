@@ -17,7 +17,7 @@ from ov.identity import validate_id
 from ov.sessions import clock
 from ov.sessions.memory.schema import TEXT_TYPES
 from ov.store.store import Store
-from ov.uri import VikingURI
+from ov.uri import VikingURI, nfc
 from ov.wording import counted
 
 # What `ov remember` and the MCP tool say when the memories already hold the text.
@@ -449,18 +449,30 @@ def _the_line(uri: VikingURI, text: str, facts: list[str], match: str | None, li
         said = lines[line - 1].strip() if 0 < line <= len(lines) else None
         if said not in facts:
             raise InvalidInput(f"line {line} of {uri} is no line of the memory's content", hint=f"its lines are: {listed}; name one with {{match}}", arguments={"match"})
-        if match is not None and match.casefold() not in said.casefold():
+        if match is not None and not _holds(said, match):
             raise InvalidInput(f'line {line} of {uri} does not hold "{match}": it is "{said}"', hint="give {line} or {match} alone", arguments={"match", "line"})
         return said
     if not match.strip():
         raise InvalidInput("the text to match is empty", hint=f"its lines are: {listed}")
-    found = list(dict.fromkeys(fact for fact in facts if match.strip().casefold() in fact.casefold()))
+    found = list(dict.fromkeys(fact for fact in facts if _holds(fact, match.strip())))
     if not found:
         raise InvalidInput(f'no line of {uri} holds "{match}"', hint=f"its lines are: {listed}")
     if len(found) > 1:
         shown = "; ".join(f'"{fact}"' for fact in found[:10])
         raise InvalidInput(f"{counted(len(found), 'line')} of {uri} hold that text: {shown}", hint="give {match} more of the line's words, or its {line}", arguments={"match", "line"})
     return found[0]
+
+
+def _holds(fact: str, match: str) -> bool:
+    """Whether ``fact`` holds the text ``match``, in any case and either Unicode form: "café" typed
+    decomposed (``e`` and a combining accent, as some keyboards and macOS file names give it) is the
+    stored one-character ``é``, as ``ov grep`` and the files named in a URI compare them."""
+    return _folded(match) in _folded(fact)
+
+
+def _folded(text: str) -> str:
+    # casefold can leave a composed letter decomposed ("ǰ"): NFC once more after it.
+    return nfc(nfc(text).casefold())
 
 
 def _without_line(text: str, fact: str) -> str:
