@@ -67,9 +67,12 @@ def test_what_the_prompt_hook_searches_for(prompt, searched):
     [
         ("I prefer tabs 谢谢", "I prefer tabs"),
         ("I prefer tabs, 谢谢", "I prefer tabs"),
+        ("I prefer tabs. 谢谢！", "I prefer tabs"),
         ("好的，这个索引怎么用？", "这个索引怎么用？"),
         ("ありがとう、設定します", "設定します"),
         ("네, 계속 진행해 주세요 cart.py", "cart.py"),
+        # lines stay lines: a traceback pasted after it is still one
+        ("谢谢！为什么失败？\nTraceback (most recent call last):\n  File \"app/cart.py\", line 3", "为什么失败？\nTraceback (most recent call last):\n  File \"app/cart.py\", line 3"),
         # nothing else: left whole (and read as no topic)
         ("好的！谢谢。", "好的！谢谢。"),
         ("I prefer tabs", "I prefer tabs"),

@@ -329,17 +329,21 @@ def _courtesy(word: str) -> bool:
     return not _CJK_COURTESY.sub("", word)
 
 
+# What sets a courtesy apart from the rest, in ASCII and full-width forms; not "?" (a question's).
+_SET_APART = " ,;:.!\u3001\u3002\uff01\uff0c\uff1b\uff1a"
+
+
 def without_courtesies(prompt: str) -> str:
     """``prompt`` without its words that are CJK courtesies (:func:`_courtesy`: "I prefer tabs 谢谢",
     "好的，请解释一下索引"), when a word is left: a search for them would find the notes written in
     that language, whatever the rest asks. A prompt of nothing else is left whole (it has no topic)."""
     if prompt.isascii():
         return prompt
-    kept = _WORD.sub(lambda word: "" if _courtesy(word.group()) else word.group(), prompt)
-    if kept == prompt or not _WORD.search(kept):
+    lines = prompt.split("\n")  # kept as lines: a pasted traceback is told by them (:func:`about`)
+    kept = [_WORD.sub(lambda word: "" if _courtesy(word.group()) else word.group(), line) for line in lines]
+    if kept == lines or not any(_WORD.search(line) for line in kept):
         return prompt
-    # What the courtesy was set apart with goes with it; a question mark stays (it makes a question).
-    return " ".join(kept.split()).strip(" ,;:\u3001\uff0c\uff1b\uff1a")
+    return "\n".join(line if line == was else " ".join(line.split()).strip(_SET_APART) for line, was in zip(kept, lines, strict=True)).strip()
 
 
 def about(prompt: str) -> str:
