@@ -413,3 +413,44 @@ def test_codex_gives_a_subagents_turn_no_recall_and_no_capture(codex_host, tmp_p
     assert skipped["event"] == "prompt-submit" and skipped["session"] == parent["session"]
     prompts = [r for r in _log(env) if r.get("event") == "prompt-submit" and not r["outcome"].startswith("skipped")]
     assert len(prompts) == 1, _log(env)  # the user's prompt alone
+
+
+def test_codex_parent_ending_before_its_subagent_is_left_live_until_the_subagent_has_ended(request, tmp_path):
+    """Codex 0.171.0 writes a subagent's end into the parent's rollout (a `<subagent_notification>`)
+    after the parent's turn ended when the subagent outlives it (`codex exec` shuts it down), and
+    perhaps after the parent's SessionEnd committed: a commit that found a spawn without it kept
+    the session live for the sweep, which reads the rollout once more. Here the notification lands
+    either before the end's commit read the rollout or after: the session ends up settled."""
+    host = request.getfixturevalue("codex_host")  # by name: a parameter would shadow the imported fixture
+    env = _wire(host, tmp_path, "--trust")
+    stub = host.stub
+    told = "SUBTASK: which indentation does the user prefer? Survey the Python files."
+    spawned: list[bool] = []
+
+    def step(asked):
+        if not stub.offered_tools(asked):
+            return None
+        if not spawned:
+            spawned.append(True)
+            return stub.issue(asked, "spawn_agent", {"message": told, "agent_type": "default"})
+        if stub.text_of(asked).rstrip().endswith(told):
+            return stub.issue(asked, "exec_command", {"cmd": "sleep 20"})  # the subagent outlives its parent
+        return "parent done"
+
+    stub.next_step = step
+    host.run("Survey the Python files for me.", timeout=180).check()
+    end = _wait_for(env, lambda r: r.get("event") == "session-end (job)", "commit of the parent's session")
+    assert end["outcome"] == "committed", end
+    (rollout,) = [p for p in host.sessions_dir.rglob("rollout-*.jsonl") if end["session"].removeprefix("cx-") in p.name]
+    kinds = [(line["type"], line["payload"].get("type"), json.dumps(line["payload"])) for line in map(json.loads, rollout.read_text().splitlines())]
+    done = next(i for i, (kind, item, _) in enumerate(kinds) if item == "task_complete")
+    notified = [i for i, (kind, item, text) in enumerate(kinds) if kind == "response_item" and "<subagent_notification>" in text]
+    assert notified and notified[0] > done, kinds  # written after the parent's turn ended
+    live = Path(env["OV_HOME"]) / "state"
+    if end.get("awaiting_subagents"):
+        assert list(live.rglob(f"hooks/live/*/{end['session']}")), "the session was not kept live for its subagent"
+        _ov(env, "config", "set", "hooks.orphan_after", "0")
+        host.run("thanks").check()  # the next session's start sweeps it
+        swept = _wait_for(env, lambda r: r.get("event") == "orphan (job)" and r.get("session") == end["session"], "the sweep of the parent's session")
+        assert "awaiting_subagents" not in swept, swept
+    assert not list(live.rglob(f"hooks/live/*/{end['session']}"))  # settled: its subagent has ended

@@ -169,6 +169,26 @@ def _messages(raw: str) -> list:
     return load_messages(raw)
 
 
+def _mark(store, session_id: str):
+    """The session's live mark before its commit, None when it has none (no hook captured it)."""
+    from ov.sessions.live import live_dir, read_mark
+
+    try:
+        return read_mark(live_dir(store) / session_id)
+    except (OSError, ValueError):
+        return None
+
+
+def _keep_for_subagents(store, session_id: str, mark) -> None:
+    """The session's live mark kept, as the hooks' commit keeps it, while the transcript it names
+    awaits what subagents found (a Codex rollout's spawn without its notification)."""
+    from ov.hosts.capture import keep_for_subagents
+    from ov.hosts.host import HOST_MODULES, load
+
+    if mark.host in HOST_MODULES:
+        keep_for_subagents(store, load(mark.host), session_id, mark.transcript)
+
+
 @app.command("commit", cls=OvCommand)
 def session_commit(
     session_id: Annotated[str | None, typer.Argument(help="The session id (default: the most recently active one with messages that no agent's host is still capturing, else one whose memory extraction failed).")] = None,
@@ -184,7 +204,10 @@ def session_commit(
         now = time.time()
         busy = frozenset(sid for sid, last in live_sessions(store) if now - last < store.config.hooks.orphan_after)
         session_id = latest_session(store, busy=busy)
+    mark = _mark(store, session_id)
     report = commit_session(store, session_id, keep=keep)
+    if mark is not None:
+        _keep_for_subagents(store, session_id, mark)
 
     def human() -> None:
         for name in report.dropped:

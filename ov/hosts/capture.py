@@ -22,6 +22,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
 from ov.files import atomic_write, json_bytes
@@ -41,7 +42,13 @@ from ov.sessions.live import (  # noqa: F401  (the hooks' modules use the live m
     settle_committed,
 )
 
+if TYPE_CHECKING:
+    from ov.hosts.host import Awaited
+
 _LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
+# How long after a subagent was started its parent's session stays live for its result: a day,
+# well past Codex's unloading of an idle thread (~30 minutes), which ends its subagents.
+AWAIT_LIMIT = 24 * 3600.0
 
 
 @dataclass
@@ -128,6 +135,29 @@ def capture(store, host, hook, session_id: str) -> Captured:
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
+
+
+def keep_for_subagents(store, host, session_id: str, transcript: str | None) -> Awaited | None:
+    """After a commit of the session: its live mark again when its transcript awaits what
+    subagents found (:meth:`~ov.hosts.host.Host.awaited`), so that the orphan sweep reads the
+    transcript once more when they have ended; what it awaits, else None (the mark settled as
+    for any commit). Codex writes a subagent's result into its parent's rollout when it ends,
+    after the parent's end hook committed perhaps. A subagent started :data:`AWAIT_LIMIT` ago is
+    awaited no longer: its parent's thread was unloaded long since. A mark the commit left (turns
+    still live, a capture meanwhile) is the sweep's already."""
+    import time
+
+    if not transcript or (live_dir(store) / session_id).exists():
+        return None
+    try:
+        awaited = host.awaited(Path(transcript))
+    except Exception:  # noqa: BLE001 - the commit stands; the mark settles as it would have
+        return None
+    if awaited is None or time.time() - awaited.since >= AWAIT_LIMIT:
+        return None
+    # Made anew, its time this commit's: the sweeps meanwhile go to other sessions.
+    mark_live(store, session_id, host.name, transcript)
+    return awaited
 
 
 def _storable(message: dict) -> dict | None:

@@ -18,6 +18,8 @@ message Codex writes, carrying the subagent's last message): it is stored as the
 ``subagent`` tool in the parent's session, not as the user's words (:func:`_subagent_result`).
 So ov installs no hook for Codex's SubagentStart and SubagentStop: SubagentStop's
 ``last_assistant_message`` is that same text, and SubagentStart carries no task to recall for.
+The notification can land after the parent's turn ended, and after its SessionEnd: a commit that
+finds a ``spawn_agent`` call without it keeps the session live for the sweep (:meth:`Codex.awaited`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import json
 import re
 from pathlib import Path
 
-from ov.hosts.host import HookInput, Host
+from ov.hosts.host import Awaited, HookInput, Host
 from ov.hosts.transcript import (
     LineCounts,
     bound,
@@ -39,6 +41,10 @@ from ov.hosts.transcript import (
 # User-role messages Codex writes itself, recognised by how their text starts. A subagent's
 # notification carries the subagent's (model-written) answer: it is not what the user said either.
 _NOTIFICATION, _NOTIFICATION_END = "<subagent_notification>", "</subagent_notification>"
+# The tool that starts a subagent (multi_agent_v1's), and the keys that name the subagent in its
+# output and in the notification of its end.
+_SPAWN = "spawn_agent"
+_AGENT_KEYS = ("agent_id", "agent_path", "task_name")
 # The tool a subagent's result is stored as the output of (as OpenCode's `task` tool brings its child session's).
 SUBAGENT_TOOL = "subagent"
 _HOST_WRITTEN = (
@@ -68,6 +74,41 @@ class Codex(Host):
     def wrote_itself(self, prompt: str) -> bool:
         # Codex fires UserPromptSubmit for a subagent's notification too.
         return prompt.lstrip().startswith(_HOST_WRITTEN)
+
+    def awaited(self, path: Path) -> Awaited | None:
+        # Read whole, at a commit only (a background job's), parsing only the lines that can
+        # matter: a spawn_agent call, a notification, and the output of a call still unanswered.
+        calls: dict[str, float | None] = {}  # spawn calls without their output yet -> when made
+        agents: list[tuple[float | None, frozenset[str]]] = []  # each subagent spawned: when, its names
+        ended: set[str] = set()
+        try:
+            with path.open("rb") as rollout:
+                for raw in rollout:
+                    if not (b"spawn_agent" in raw or b"subagent_notification" in raw or (calls and any(call.encode() in raw for call in calls))):
+                        continue
+                    line, item = _item(raw)
+                    kind, call = item.get("type"), item.get("call_id")
+                    if kind in ("function_call", "custom_tool_call") and item.get("name") == _SPAWN and isinstance(call, str):
+                        calls[call] = _time(line)
+                    elif kind in ("function_call_output", "custom_tool_call_output") and call in calls:
+                        names = _spawned_names(item.get("output"))
+                        when = calls.pop(call)
+                        if names:  # none: the spawn failed, and no subagent runs
+                            agents.append((when, names))
+                    else:
+                        ended.update(_notified(item))
+        except OSError:
+            return None
+        # A call without its output is still spawning; a subagent answered under any of its names is done.
+        waiting = [*calls.values(), *(when for when, names in agents if not names & ended)]
+        if not waiting:
+            return None
+        known = [when for when in waiting if when is not None]
+        try:
+            since = min(known) if known else path.stat().st_mtime
+        except OSError:
+            return None
+        return Awaited(len(waiting), since)
 
     def transcript_messages(self, path: Path, start: int, limit: int, seen: LineCounts | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
@@ -120,6 +161,57 @@ def _message(item: dict, limit: int) -> dict | None:
         message = {"role": "tool", "tool_call_id": item.get("call_id"), "content": bound(_as_text(output), limit)}
         return {**message, "is_error": True} if failed else message
     return None  # reasoning, web search and shell status items: not conversation
+
+
+def _item(raw: bytes) -> tuple[dict, dict]:
+    """A rollout line and its ``response_item`` payload (empty when it is none, or no JSON)."""
+    try:
+        line = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}, {}
+    if not isinstance(line, dict) or line.get("type") != "response_item" or not isinstance(line.get("payload"), dict):
+        return {}, {}
+    return line, line["payload"]
+
+
+def _time(line: dict) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(line["timestamp"]).timestamp()  # "…Z": UTC
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return None
+
+
+def _spawned_names(output: object) -> frozenset[str]:
+    """The names a spawn_agent output gives its subagent (0.171: ``{"agent_id", "nickname"}``; a
+    later path-addressed version's ``agent_path`` or ``task_name``); none when the spawn failed (text)."""
+    if isinstance(output, dict):
+        output = output.get("content")
+    try:
+        value = json.loads(output) if isinstance(output, str) else None
+    except (ValueError, RecursionError):
+        return frozenset()
+    if not isinstance(value, dict):
+        return frozenset()
+    return frozenset(value[key] for key in _AGENT_KEYS if isinstance(value.get(key), str) and value[key])
+
+
+def _notified(item: dict) -> set[str]:
+    """The subagent a notification message says has ended, by each name it gives (any status:
+    Codex notifies a parent once, when its subagent reaches a final one)."""
+    if item.get("type") != "message" or item.get("role") != "user" or not isinstance(item.get("content"), list):
+        return set()
+    text = "\n".join(iter_text(item["content"])).strip()
+    if not text.startswith(_NOTIFICATION):
+        return set()
+    body = text[len(_NOTIFICATION) :]
+    body = body[: body.rfind(_NOTIFICATION_END)] if _NOTIFICATION_END in body else body
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):
+        return set()
+    return {payload[key] for key in _AGENT_KEYS if isinstance(payload, dict) and isinstance(payload.get(key), str) and payload[key]}
 
 
 def _subagent_result(text: str, limit: int) -> dict | None:

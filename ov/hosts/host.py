@@ -54,6 +54,14 @@ class HookInput:
     payload: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Awaited:
+    """Subagents a transcript awaits the results of (:meth:`Host.awaited`)."""
+
+    count: int
+    since: float  # when the first of them was started (epoch seconds)
+
+
 class Host:
     """One coding agent. Subclasses set the class attributes and override what differs."""
 
@@ -133,6 +141,12 @@ class Host:
         no transcript format known.
         """
         return [], start
+
+    def awaited(self, path: Path) -> Awaited | None:
+        """The subagents whose results the transcript at ``path`` does not hold yet, although the
+        host writes them there when they end (after the session's end hook, perhaps); None when it
+        awaits none. The default: the host writes no subagent's result into its parent's transcript."""
+        return None
 
     def fallback_messages(self, hook: HookInput, limit: int, seen: LineCounts | None = None) -> list[dict]:
         """Messages taken from the hook input itself when there is no transcript to read. ``seen``:

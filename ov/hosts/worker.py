@@ -88,7 +88,7 @@ def main() -> int:
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
     from ov.hosts import background
-    from ov.hosts.capture import capture, live_dir, session_peer
+    from ov.hosts.capture import capture, keep_for_subagents, live_dir, session_peer
     from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
     from ov.index.folder import INDEX_DIR, behind
@@ -161,6 +161,11 @@ def _run(home, job: dict) -> dict:
         else:
             out["outcome"] = "nothing to commit"
             settle_committed(store, session, marked)
+        if hook is not None:
+            # A subagent's result may land in the transcript after this (Codex's notification).
+            awaited = keep_for_subagents(store, load(hook.host), session, hook.transcript_path)
+            if awaited is not None:
+                out["awaiting_subagents"] = awaited.count
     else:
         out["outcome"] = "captured" if out.get("captured") else "nothing new"
     # What a session start (or a commit) waits for on this job's barrier is in the store now; it

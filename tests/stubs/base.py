@@ -238,6 +238,14 @@ class StubServer:
                 raise ScriptError(f"{deferred[0]} is still not offered after {loader[0]} {loader[1]}")
             return self._issue(request, loader[0], loader[1], None)
 
+    def issue(self, request: StubRequest, name_contains: str, arguments: dict[str, Any]) -> IssuedCall:
+        """A call of the one tool ``request`` offers whose name contains ``name_contains``, for a
+        test that answers by what each request holds rather than in script order (a parent and
+        its subagent asking at once): set ``next_step`` to a function of the request that returns it."""
+        (name,) = [name for name in self.offered_tools(request) if name_contains in name]
+        with self._lock:
+            return self._issue(request, name, arguments, None)
+
     def _issue(self, request: StubRequest, name: str, arguments: dict[str, Any], step: ToolCall | None) -> IssuedCall:
         # Called with the lock held.
         index = next(i for i, r in enumerate(self._requests) if r is request)
