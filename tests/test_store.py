@@ -807,6 +807,37 @@ def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_ho
     assert Home(ov_home).accounts() == ["default", "tpyo"] and typo.read(typo.uri("viking://resources/a.md")).content == "a\n"
 
 
+def test_the_first_write_of_an_account_makes_its_repository_once(ov_home: Path, monkeypatch):
+    """A write (group_commit's) ran an empty transaction for recovery first: in a new account it
+    made the repository, discarded it as a transaction that committed nothing, and the write's
+    own transaction made it again. A first write that fails still leaves no account (its own
+    transaction discards what it made)."""
+    made, discarded = [], []
+    init, discard = GitStore.init, GitStore.discard_unless_moved
+    monkeypatch.setattr(GitStore, "init", lambda self, *a, **k: made.append(init(self, *a, **k)) or made[-1])
+
+    def discarding(self, *args, **kwargs):
+        discard(self, *args, **kwargs)
+        if not self.exists:
+            discarded.append(True)
+
+    monkeypatch.setattr(GitStore, "discard_unless_moved", discarding)
+    fresh = Store(Home(ov_home), Identity(account="fresh"), Config())
+    fresh.write(fresh.uri("viking://resources/a.md"), b"a\n")
+    assert (made, discarded) == ([True], [])
+    assert fresh.read(fresh.uri("viking://resources/a.md")).content == "a\n"
+    fresh.write(fresh.uri("viking://resources/b.md"), b"b\n")
+    assert (made, discarded) == ([True], [])  # an existing account's: nothing made
+
+    made.clear()
+    failing = Store(Home(ov_home), Identity(account="failing"), Config())
+    (failing.root / "resources").mkdir(parents=True)
+    (failing.root / "resources" / "x.md").write_text("by hand\n")
+    with pytest.raises(HandEditConflict):
+        failing.write(failing.uri("viking://resources/x.md"), b"new\n")
+    assert made == [True] and discarded and not failing.exists
+
+
 def test_a_first_transaction_that_commits_nothing_leaves_no_account_behind(store: Store, ov_home: Path):
     """Only a failed first transaction discarded the repository it made: one that found nothing
     to change (a dry run, a retry with nothing new) made the account, with an "ov init" commit

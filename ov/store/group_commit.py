@@ -76,10 +76,13 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         # Nothing of this writer's has landed: a stop that came while a holder had its request (and
         # gave it back, or died before its commit landed) holds now, before it writes it itself.
         lock.check_stop()
-        with Transaction(store):
-            pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
-        # The step's own transaction makes the account's repository, and discards it again when
-        # it commits nothing (a first write that failed).
+        if store.exists:
+            with Transaction(store):
+                pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
+        # Else the step runs alone (no chain without a repository), and its own transaction
+        # recovers and sweeps, makes the account's repository and discards it again when it
+        # commits nothing (a first write that failed). Made here too, it was made, discarded as a
+        # transaction that committed nothing, and made again.
         return _noted(store, _run_locked(store, lock, function, args))
     finally:
         lock.release()
