@@ -804,6 +804,32 @@ def test_a_session_no_host_ended_is_committed_by_the_next_start(ov, project, ov_
     assert ov("session", "show", "cx-killed", "--json").json["result"]["archives"]
 
 
+def test_a_sweep_job_that_could_not_start_leaves_its_line(ov, project, ov_home, tmp_path, monkeypatch):
+    """A sweep's job logs its line when it ends; one that could not start (no process, no memory
+    for one) left none, and the session start's line named the session as swept: nothing said
+    its commit never ran. Its line is logged as the job's would be, and the next start sweeps it."""
+    from ov.hosts import background
+    from ov.hosts.capture import live_sessions
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("I prefer dark mode in every editor."))
+    _hook("codex", "stop", _stdin("codex", "killed", cwd=str(project), transcript_path=str(transcript)))
+    _wait_job(ov_home, "cx-killed")
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    with monkeypatch.context() as failing:
+        failing.setattr(background, "_spawn", lambda *_a: (_ for _ in ()).throw(OSError(errno.EAGAIN, "Resource temporarily unavailable")))
+        _hook("codex", "session-start", _stdin("codex", "next", cwd=str(project)))
+    failed = [r for r in _log(ov_home) if r.get("event") == "orphan (job)"]
+    assert [(r["host"], r["session"], r["kind"], r["outcome"]) for r in failed] == [("codex", "cx-killed", "commit", "error")]
+    assert "could not start" in failed[0]["error"]
+    assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-killed"]  # left for the next sweep
+
+    _hook("codex", "session-start", _stdin("codex", "next", cwd=str(project)))
+    ran = _wait_job(ov_home, "cx-killed", count=3)  # its capture, the failed sweep, this one
+    assert ran["event"] == "orphan (job)" and ran["outcome"] == "committed"
+    assert set(failed[0]) - {"error"} <= set(ran)  # the same shape as the line of a job that ran
+
+
 @pytest.mark.parametrize("command", [("commit",), ("session", "commit")])
 def test_a_session_committed_from_the_command_line_is_not_swept_as_one_no_host_ended(command, ov, project, ov_home, tmp_path):
     """`ov commit` of a session the hooks capture left its live mark: the next session start took

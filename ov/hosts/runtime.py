@@ -195,7 +195,8 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     now = time.time()
     orphans = [sid for sid, last in live_sessions(store) if sid != session and now - last >= hooks.orphan_after][:MAX_ORPHANS]
     for orphan in orphans:
-        background.start(_job(store, "commit", None, orphan, event="orphan"), home=store.home, barrier=background.barrier_dir(store))
+        if not background.start(_job(store, "commit", None, orphan, event="orphan"), home=store.home, barrier=background.barrier_dir(store)):
+            _not_started(store, orphan)
     if orphans:
         record["orphans"] = orphans
     pruned = prune_states(store, idle=hooks.orphan_after, keep=session)
@@ -210,6 +211,16 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     )
     _record_block(record, block)
     return block.text
+
+
+def _not_started(store, session: str) -> None:
+    """The line a sweep's job would have logged, for one that could not start (no process left,
+    no memory for one): the session start's line names the session swept, and without this line
+    nothing said its commit never ran. Its mark stays, so the next session start sweeps it again."""
+    from ov.hosts.host import host_of_session
+
+    why = "its job could not start; the next session start sweeps it again"
+    hooklog.append(store.home.root, {"host": host_of_session(session), "event": "orphan (job)", "session": session, "kind": "commit", "outcome": "error", "error": why, "ms": 0.0})
 
 
 def _prompt(store, host, hook, session: str, record: dict) -> str | None:
