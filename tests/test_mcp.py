@@ -709,7 +709,8 @@ def test_a_search_says_when_its_query_planner_failed(ov, monkeypatch):
         assert len(llm_server.chat_requests()) == 1
     assert failed.startswith("warning: searched with the deterministic plan: the query planner failed (") and "model overloaded" in failed
     assert failed.splitlines()[1].startswith("[retrieval: ") and "make ship" in failed
-    assert again.startswith("warning: searched with the deterministic plan: the query planner failed 0 s ago (")
+    # "N s ago": the second search follows at once, but a loaded machine can put a second between them.
+    assert re.match(r"warning: searched with the deterministic plan: the query planner failed [0-9] s ago \(", again), again
     assert "viking://resources/deploy.md" in again
 
 
