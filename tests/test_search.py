@@ -358,8 +358,6 @@ def test_a_planner_that_fails_is_said_once_a_search_and_left_alone_for_a_while(c
     """(found by an audit) A planner that hung or failed was silent, and every search waited its
     llm.timeout again. The CLI warns on stderr (never in --json's stdout), and the next searches
     use the deterministic plan without asking it, until the back-off ends or the llm config changes."""
-    import time
-
     from ov.retrieval.plan import PLANNER_FAILED_NAME, PLANNER_RETRY_AFTER
 
     ov = cli_store
@@ -372,10 +370,10 @@ def test_a_planner_that_fails_is_said_once_a_search_and_left_alone_for_a_while(c
     (warning,) = hung.stderr.splitlines()
     assert warning.startswith("warning: searched with the deterministic plan: the query planner failed (") and "in 5 minutes" in warning
     assert (ov_home / "state" / "default" / PLANNER_FAILED_NAME).exists()  # for every process of the store
-    started = time.monotonic()
     again = ov("search", "rotate API keys")
-    assert time.monotonic() - started < 1 and len(llm_server.chat_requests()) == 1  # not asked again
-    assert "viking://resources/security/keys.md" in again.stdout and "the query planner failed 0 s ago" in again.stderr
+    assert len(llm_server.chat_requests()) == 1  # not asked again (so not waited for either)
+    # "N s ago": the search follows at once, but a loaded machine can put a second or two between them.
+    assert "viking://resources/security/keys.md" in again.stdout and re.search(r"the query planner failed [0-9] s ago", again.stderr), again.stderr
     # Another timeout is another planner: asked at once, and a plan that works clears the failure.
     llm_server.chat(plan_answer(KEY_QUERIES[1]))
     assert ov("config", "set", "llm.timeout", "10").exit_code == 0
