@@ -1566,6 +1566,31 @@ CASES = [
                  {"profile.md": "- Uses Jest for unit tests\n- Uses Playwright for e2e tests"}, None, id="a-switch-for-another-purpose-leaves-the-use"),
     pytest.param(["I prefer tabs", ["I've migrated to Zod for the validation layer."]], {"preferences/default/tabs.md": "- Prefers tabs"}, None,
                  id="a-switch-for-a-purpose-in-a-session-stores-nothing-of-its-own"),
+    # (memfix17) a lead-in is taken off before the sentence is read: "Remember: I'm X, a role" is a
+    # self-introduction, in ov remember and in a session alike, never "Is X, a role"
+    *(pytest.param([step], {"profile.md": "- Name: Ingrid Olsen\n- Is a platform engineer"}, None, id=f"lead-in-{name}-{how}")
+      for name, lead in (("remember", "Remember: "), ("remember-that", "Remember that "), ("note", "Note: "), ("fyi", "FYI "),
+                         ("for-the-record", "For the record, "), ("just-so-you-know", "Just so you know, "))
+      for how, step in (("remembered", f"{lead}I'm Ingrid Olsen, a platform engineer"),
+                        ("in-a-session", [f"{lead}I'm Ingrid Olsen, a platform engineer"]))),
+    # (memfix17) the user's certainty is no identity: what they are sure of is the statement
+    pytest.param(["I'm certain we use Postgres 16"], {"profile.md": "- Team uses Postgres 16"}, None, id="certain-states-what-follows"),
+    pytest.param([["I'm certain we use Postgres 16"]], {}, None, id="certain-of-a-team-fact-in-a-session-is-the-fact-unasked"),
+    pytest.param(["I'm sure that our staging DB runs on port 5433", "Remember: I'm positive I prefer tabs", "I'm afraid I don't like Jira"],
+                 {"entities/systems/staging_db.md": "# Staging DB\n\n- Runs on port 5433", "preferences/default/tabs.md": "- Prefers tabs",
+                  "preferences/default/jira.md": "- Does not like Jira"}, None, id="sure-positive-afraid-state-what-follows"),
+    pytest.param([["I'm convinced that I prefer tabs.", "I'm aware I'm a platform engineer."]],
+                 {"preferences/default/tabs.md": "- Prefers tabs", "profile.md": "- Is a platform engineer"}, None,
+                 id="convinced-aware-in-a-session-state-what-follows"),
+    # ... but doubt states nothing of the user (a dated note of it when asked), and a certainty of something is the user's
+    pytest.param(["I'm not sure we use Postgres 16", "I'm pretty sure our staging DB runs on port 5433"],
+                 {f"events/{TODAY:%Y/%m/%d}/sure_we_use.md": "- I'm not sure we use Postgres 16",
+                  f"events/{TODAY:%Y/%m/%d}/pretty_sure.md": "- I'm pretty sure our staging DB runs on port 5433"}, None,
+                 id="doubt-is-a-note-never-an-identity"),
+    pytest.param([["I'm not sure we use Postgres 16, and I prefer tabs.", "I'm unsure whether I like Jira."]], {}, None,
+                 id="a-sentence-opening-on-doubt-states-nothing-in-a-session"),
+    pytest.param(["I'm afraid of heights", "I'm confident in Rust"], {"profile.md": "- Is afraid of heights\n- Is confident in Rust"}, None,
+                 id="a-certainty-of-something-is-the-users"),
 ]
 
 

@@ -59,7 +59,7 @@ def remember(
     under that peer's memories, as a session's commit files it, and the rest as the user's."""
     from ov.redact.engine import redact
     from ov.sessions.memory.extract import extract_text
-    from ov.sessions.memory.facts import without_ask
+    from ov.sessions.memory.leads import without_ask
     from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.refile import FILED_AS_NOTE
     from ov.sessions.memory.schema import load_schemas

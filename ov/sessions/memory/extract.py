@@ -3,7 +3,8 @@
 Only what the user says about themselves in so many words is kept; each rule
 applies to one clause of a ``user`` message, matched from its start (after
 fillers such as "also," or "btw", and without an aside such as "by the way" or
-"FYI" at its end), case-insensitively. A sentence is split
+"FYI" at its end), case-insensitively; a sentence's lead-in ("Remember:", "FYI",
+"I'm sure that": :mod:`ov.sessions.memory.leads`) is taken off before it is read. A sentence is split
 into clauses before " and I", ", and my", " but I'm", ", so my", " - my" and
 the like (a join or dash followed by I, I'm, I've, I'd or my), and at a comma
 before I or my after a clause of four words or more, so "My name is Dana and I
@@ -101,7 +102,7 @@ Git keeps every earlier version.
 
 Ignored: questions (a sentence ending in "?", "？", ...), conditionals and hedges (a
 statement not at the start of its clause, or in a sentence opening with "if",
-"when", "because", "maybe", "I think", ...), code, block quotes, what the user
+"when", "because", "maybe", "I think", "I'm not sure", ...), code, block quotes, what the user
 quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
 ...", "the user says I ..."; :mod:`ov.sessions.memory.pasted`: an email, a chat
 log, a letter, a git log), a sentence framed as made up ("In the test fixture,
@@ -135,8 +136,9 @@ from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.facts import remembered, without_ask
+from ov.sessions.memory.facts import remembered
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
+from ov.sessions.memory.leads import opening, without_ask
 from ov.sessions.memory.markers import CORRECTION_LEAD, as_instruction, restated_change, unmark
 from ov.sessions.memory.meant import apologised, value_again
 from ov.sessions.memory.rules import points_back, statement_of
@@ -208,21 +210,29 @@ def extract_explicit(
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
-            if (change := employer_change(sentence, restore, asked=asked)) is not None:
+            # The lead-in off first ("Remember: I'm Dana, a designer" is "I'm Dana, a designer",
+            # asked), in a session as in ov remember: what follows it is read as said on its own.
+            lead = opening(sentence)
+            if lead.hedged and not lead.asks:  # "I'm not sure we use Postgres 16": nothing stated
+                if unread is not None and not says_nothing(lead.body):
+                    unread.append(sentence)  # (asked to remember, a dated note of it: see facts.remembered)
+                continue
+            if (change := employer_change(lead.body, restore, asked=asked or lead.asks)) is not None:
                 add(change, ctx, found)
                 continue
             marker = ""
             # Asked to remember the sentence ("remember that I like X, and this repo uses Y"): every
-            # clause of it (ov remember's own reading asks for each already).
-            ask = "Remember that " if not asked and without_ask(sentence) != sentence else ""
+            # clause of it in a session; in ov remember, which reads every clause as asked, the
+            # first, which the ask opened (a note of its own is kept only for it).
+            ask = "Remember that " if lead.asks else ""
             # (the user's own heading goes before the clauses are told apart: "Big news - I ..." is one clause)
-            for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(sentence)))))):
-                clause = as_instruction(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))))
+            for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(lead.body)))))):
+                clause = as_instruction(tx.without_aside(quoted.own_words(opening(tx.clean(clause)).body)))
                 clause = casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):
                     marker = f"{clause}, "  # "Scratch that - my last name is ...": the marker opens the clause after it
                     continue
-                asked_again = n and ask and not marker and without_ask(clause) == clause
+                asked_again = ask and not marker and (n == 0 or not asked) and without_ask(clause) == clause
                 _read_clause(f"{ask}{clause}" if asked_again else marker + clause, restore, ctx, found)
                 marker = ""
     experience = extract_experience(messages, when=when)

@@ -46,6 +46,7 @@ from ov.sessions.memory.instructions import (
     team_rule,
     wish,
 )
+from ov.sessions.memory.leads import asks_to_remember, opening, without_ask
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.moves import (
     attribute_set,
@@ -75,11 +76,6 @@ from ov.sessions.memory.systems import (
     one_at_a_time,
 )
 
-_REMEMBER_RE = re.compile(
-    r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
-    r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
-    re.I,
-)
 # A day named in a first-person note makes it an event, not a standing fact.
 _DAY_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
@@ -129,17 +125,9 @@ _PERSON_FACT_RE = re.compile(
     r"is\s+responsible\s+for|is\s+in\s+charge\s+of|knows)\s+.+)$",
     re.I,
 )
-def without_ask(text: str) -> str:
-    """``text`` without a leading "remember that", "note that", "keep in mind" and the like (said
-    twice too: ``ov remember "Remember that ..."`` is read as "remember that remember that ...")."""
-    while match := _REMEMBER_RE.match(text.strip()):
-        text = match.group("x")
-    return text
-
-
 def remembered(clause: str, restore, subject: str) -> Statement | None:
     """"Remember (that) X": X read by the rules, else as a fact, a first-person fact or a dated note."""
-    match = _REMEMBER_RE.match(clause)
+    match = asks_to_remember(clause)
     if not match:
         return None
     body = without_ask(match.group("x")).strip()  # (said twice: ov remember "Remember that ...")
@@ -182,8 +170,9 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     mine = _MY_FACT_RE.match(body)
     team = TEAM_RE.match(body)
     project = _PROJECT_FACT_RE.match(body)
-    if _DAY_RE.search(body) or ((team or project) and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body):
-        first = mine = team = project = None  # something that happened on a day, or a passing state: a note for events
+    if _DAY_RE.search(body) or ((team or project) and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body) or opening(body).hedged:
+        # something that happened on a day, a passing state, a doubt ("I'm not sure we ..."): a note for events
+        first = mine = team = project = None
     if first:
         verb, fact = verbs.third_person_parts(restore(first.group("rest")))
         lead = verb + " " if verb else ""
