@@ -9,7 +9,8 @@ import unicodedata
 
 import pytest
 
-from ov.sessions.memory.capitals import LOWER, NAME_WORD, UPPER
+from ov.sessions.memory import cased_letters
+from ov.sessions.memory.capitals import LOWER, NAME_WORD, UPPER, _letters
 from ov.sessions.memory.files import parse_memory
 from tests.test_memory_corrections import ACCOUNT, _memories, _run
 
@@ -29,6 +30,15 @@ def test_every_scripts_capitals_and_small_letters_are_in_their_classes():
     assert [ch for ch in _written("Lu") if not upper.fullmatch(ch)] == []
     assert [ch for ch in _written("Ll") if not lower.fullmatch(ch)] == []
     assert not upper.match("a") and not lower.match("A") and not upper.match("中")
+
+
+def test_the_written_down_classes_are_those_this_python_builds():
+    # capitals takes them from cased_letters when the Unicode versions agree: a change to how it
+    # builds them, or a Python with another Unicode version, must not leave them behind unseen.
+    built = _letters(str.isupper), _letters(str.islower)
+    assert (UPPER, LOWER) == (built[0], built[1][:-1] + "\u0300-\u036f]")
+    if unicodedata.unidata_version == cased_letters.UNIDATA_VERSION:
+        assert (cased_letters.UPPER, cased_letters.LOWER) == built, "run scripts/build_cased_letters.py"
 
 
 @pytest.mark.parametrize("word", ["Ștefan", "Ζωή", "Jean-Émile", "D'Arcy", "Ярослава", "Øystein", "Nuñez-García", "Gwen"])
