@@ -1591,6 +1591,15 @@ CASES = [
                  id="a-sentence-opening-on-doubt-states-nothing-in-a-session"),
     pytest.param(["I'm afraid of heights", "I'm confident in Rust"], {"profile.md": "- Is afraid of heights\n- Is confident in Rust"}, None,
                  id="a-certainty-of-something-is-the-users"),
+    # (memfix17) a feeling, a readiness or an intent says how the user is now, not who they are: a dated note when asked
+    pytest.param(["I'm happy to review PRs on Fridays", "I'm gonna migrate the API to uv", "I'm so proud of the platform team"],
+                 {f"events/{TODAY:%Y/%m/%d}/happy_to_review.md": "- I'm happy to review PRs on Fridays",
+                  f"events/{TODAY:%Y/%m/%d}/gonna_migrate_api.md": "- I'm gonna migrate the API to uv",
+                  f"events/{TODAY:%Y/%m/%d}/proud_of_platform.md": "- I'm so proud of the platform team"}, None,
+                 id="a-feeling-or-an-intent-is-no-identity"),
+    pytest.param(["I'm allergic to peanuts", "I'm passionate about Rust", "I'm learning Rust"],
+                 {"profile.md": "- Is allergic to peanuts\n- Is passionate about Rust\n- Is learning Rust"}, None,
+                 id="what-the-user-lastingly-is-stays-theirs"),
 ]
 
 

@@ -263,11 +263,19 @@ def passing_remark(clause: str) -> bool:
 # or a vehicle; doing something ("working on PROJ-123", "debugging the parser"): a verb in -ing that
 # is no standing use or role ("I'm using Zed", "I'm running Arch", "I'm leading the platform team")
 # nor a pursuit of months ("I'm learning Rust", "I'm training for a marathon", "I'm mentoring two juniors").
+# So is a feeling ("I'm glad ...", "I'm so happy for you", "I'm proud of ...") and a readiness or an
+# intent ("I'm happy to help", "I'm ready to ...", "I'm gonna ...", "I'm about to ..."): whatever follows,
+# it says how the user is now, never who they are.
 _SELF_NOW_RE = re.compile(
-    r"(?i)^(?:I'm|I\s+am|Im)\s+(?:(?:still|currently|just|so|really|very|pretty|kinda|a\s+bit|totally|feeling|now)\s+)*(?:"
+    r"(?i)^(?:I'm|I\s+am|Im)\s+(?:(?:still|currently|just|so|really|very|pretty|kinda|a\s+bit|totally|feeling|now|super|"
+    r"always|also|not|too|quite|all|(?-i:[a-z]+ly))\s+)*(?:"
     r"(?:sick|ill|unwell|busy|tired|exhausted|sleepy|swamped|slammed|overloaded|free|available|unavailable|away|off|out|offline|"
     r"afk|ooo|wfh|late|behind|stuck|blocked|hungover|jet-?lagged|back|home|heading|on\s+my\s+way|(?:not\s+)?sure|unsure|undecided|"
-    r"confused|lost)\b(?![\w-])"
+    r"confused|lost"
+    r"|glad|happy|excited|thrilled|stoked|pumped|proud|grateful|thankful|sorry|pleased|delighted|relieved|nervous|anxious|"
+    r"scared|worried|upset|sad|bummed|frustrated|annoyed|angry|bored|tempted|honou?red|lucky|blessed|impressed|inspired|"
+    r"amazed|surprised|shocked|ready|willing|eager|determined|gonna|gotta|wanna|(?:about|keen|supposed)\s+to"
+    r")\b(?![\w-])"
     r"|on[\s-]call\b|on\s+(?:(?:a|my|the|parental|sick|medical|annual|paternity|maternity)\s+)?(?:vacation|holidays?|leave|pto|"
     r"break|lunch|call|phone|train|plane|bus|flight|sabbatical)\b"
     r"|at\s+(?:home|work|lunch|school|(?:a|an|the|my)\s+(?-i:[a-z])[\w-]+\b)"
