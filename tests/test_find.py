@@ -161,8 +161,8 @@ def test_a_folder_goes_below_its_subfolder_that_moved_and_only_the_listed_result
         "file": (0.7, record("viking://resources/a/b/f.md", "chunk", "Alpha and beta")),
         "other": (0.6, record("viking://resources/c.md", "chunk", "alpha")),
     }
-    def holding(word: str, among: tuple[str, ...]) -> set[tuple[str, str]]:
-        return {(r.uri, r.kind) for _, r in entries.values() if r.uri in among and word in r.text.lower().split()}
+    def holding(words: tuple[str, ...], among: tuple[str, ...]) -> dict[str, set[tuple[str, str]]]:
+        return {word: {(r.uri, r.kind) for _, r in entries.values() if r.uri in among and word in r.text.lower().split()} for word in words}
 
     moved = defer_summaries(entries, ["alpha", "beta"], holding, shown=4)
     assert moved["sub"] < 0.7 and moved["root"] < moved["sub"] and moved["root"] > 0.6
@@ -172,6 +172,41 @@ def test_a_folder_goes_below_its_subfolder_that_moved_and_only_the_listed_result
     # A summary that matches a word its files do not keeps its place.
     entries["sub"] = (0.8, record("viking://resources/a/b", "overview", "alpha beta gamma"))
     assert "sub" not in defer_summaries(entries, ["alpha", "beta", "gamma"], holding, shown=4)
+
+
+def test_the_words_records_hold_are_read_in_one_look_up_as_a_look_up_a_word_reads_them():
+    """(the prompt hook's search asked the index once a word, 7 look-ups a prompt or more) One
+    look-up tells which records hold which words; where a look-up a word would keep only the best
+    of more records than it reads, it says so and the caller asks word by word."""
+    from ov.index.lexical import WORDS_A_LOOKUP, Filters, LexicalIndex, QueryTerms
+    from ov.index.records import Record
+    from ov.retrieval.summaries import OWN_FIELDS
+
+    index = LexicalIndex.empty("english")
+    texts = {
+        "viking://resources/a.md": ["Retry the upload with backoff.", "The upload keeps its token."],
+        "viking://resources/b.md": ["Backoff doubles each time."],
+        "viking://resources/c.md": ["Nothing to see here."],
+    }
+    label = 0
+    for uri, sections in texts.items():
+        for i, text in enumerate(sections):
+            index.add(Record(id=f"{uri}#{i}", path=uri, uri=uri, level=2, kind="chunk", context_type="resource", owner="", parent="", text=text), label)
+            label += 1
+    index.add(Record(id="dir", path="viking://resources", uri="viking://resources", level=1, kind="overview", context_type="resource", owner="", parent="", text="Uploads retry with backoff."), label)
+    index.commit()
+    words = index.query_terms("retry upload backoff token missing").words
+    among = Filters(uris=(*texts, "viking://resources"))
+    held = index.holders(words, tuple(OWN_FIELDS), among, 20)
+    for word in words:
+        one = {(hit.record.uri, hit.record.kind) for hit in index.search(QueryTerms((word,), ()), OWN_FIELDS, among, 20)}
+        assert held[word] == one
+    assert held["backoff"] == {("viking://resources/a.md", "chunk"), ("viking://resources/b.md", "chunk"), ("viking://resources", "overview")}
+    assert held["token"] == {("viking://resources/a.md", "chunk")}
+    # More records hold a word than a look-up reads (3 hold "backoff"): not the best few, but None.
+    assert index.holders(words, tuple(OWN_FIELDS), among, 2) is None
+    with pytest.raises(ValueError):
+        index.holders(tuple(f"w{i}" for i in range(WORDS_A_LOOKUP + 1)), tuple(OWN_FIELDS), among, 20)
 
 
 def _recipes_and_db(ov, tmp_path: Path) -> None:

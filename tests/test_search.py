@@ -496,6 +496,25 @@ def test_a_summary_whose_match_is_one_files_lifts_none_of_the_files_beside_it(st
     assert files.index("viking://user/default/memories/entities/systems/staging.md") < files.index("viking://resources/shop/cart.md")
 
 
+def test_a_search_asks_which_words_its_results_hold_in_a_look_up_or_two_whatever_their_number(tree, monkeypatch):
+    """(measured: the prompt hook's search asked the index a look-up a word, before the descent and
+    again for the results it lifted, 7.7 a prompt where it asked 3) The rankings are those of
+    test_a_weak_file_under_a_matching_directory_is_lifted_by_it."""
+    from ov.index.lexical import LexicalIndex
+
+    asked: list[tuple[str, ...]] = []
+    holders = LexicalIndex.holders
+
+    def counted(self, words, *args, **kwargs):
+        asked.append(words)
+        return holders(self, words, *args, **kwargs)
+
+    monkeypatch.setattr(LexicalIndex, "holders", counted)
+    result = search(tree, "credential rotation of the tractor in the barn with the seed drill", SearchOptions(limit=4))
+    assert result.hits and len(result.plan.queries) == 1
+    assert 1 <= len(asked) <= 2 and len(asked[0]) >= 5
+
+
 def test_search_reaches_files_below_nested_directories(store):
     store.mkdir(store.uri("viking://resources/platform"), "Platform engineering: clusters, networking and credential rotation.")
     store.mkdir(store.uri("viking://resources/platform/identity"), "Identity: service accounts and credential rotation schedules.")

@@ -645,6 +645,36 @@ class LexicalIndex:
                 out[word] = {label for label in labels if memo.get(label)}
         return out
 
+    def holders(self, words: tuple[str, ...], fields: tuple[str, ...], filters: Filters, limit: int) -> dict[str, set[tuple[str, str]]] | None:
+        """Query word -> the (URI, kind) of the records ``filters`` let through that hold it in one of
+        ``fields``, in one look-up for up to :data:`WORDS_A_LOOKUP` words: each word scores its own
+        power of two, so a hit's score says which of them it holds (a look-up a word cost the prompt
+        hook's search 7 look-ups a prompt, 26 for one of 9 words). None when more than
+        ``limit`` records hold any of them: a look-up a word, each cut at ``limit``, would keep only
+        the best of those, so the caller asks word by word."""
+        tantivy = _tantivy()
+        if len(words) > WORDS_A_LOOKUP:
+            raise ValueError(f"at most {WORDS_A_LOOKUP} words a look-up, not {len(words)}")
+        schema = self._index.schema
+        fields = tuple(f for f in fields if f not in self.lacks)
+        out: dict[str, set[tuple[str, str]]] = {word: set() for word in words}
+        if not words or not fields or limit <= 0:
+            return out
+        should = []
+        for bit, word in enumerate(words):
+            holds = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, f, word)) for f in fields])
+            should.append((tantivy.Occur.Should, tantivy.Query.const_score_query(holds, float(1 << bit))))
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *self._filter_clauses(filters)])
+        hits = self._run(query, limit + 1)
+        if len(hits) > limit:
+            return None
+        for hit in hits:
+            held = round(hit.score)
+            for bit, word in enumerate(words):
+                if held >> bit & 1:
+                    out[word].add((hit.record.uri, hit.record.kind))
+        return out
+
     def analyze_words(self, text: str) -> list[str]:
         """``text`` as the index sees it (for marking matches in snippets)."""
         if self._analyzer is None:
@@ -894,6 +924,10 @@ class LexicalIndex:
         # scores 0, so a hit's score is its BM25 alone, with or without a type, owner or scope.
         return [(occur, tantivy.Query.const_score_query(q, 0.0) if occur == must else q) for occur, q in clauses]
 
+
+# Words one look-up of :meth:`LexicalIndex.holders` tells apart: a hit's score (a 32-bit float) is
+# the sum of their powers of two, exact below 2**24.
+WORDS_A_LOOKUP = 24
 
 # Up to this many values a filter is a disjunction of terms: tantivy's term set query builds an
 # automaton for every search (~0.3 ms whatever the set's size, 30 times a term's cost), and a prompt

@@ -270,7 +270,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
         score = comparable(directory)
         keep(directory, score)
         enqueue(directory, score)
-    # Which query words the best results and summaries hold: one look-up in the index a word, before
+    # Which query words the best results and summaries hold: one look-up in the index, before
     # the descent (a look-up for each directory expanded cost the prompt hook ~10 ms), and the
     # results _defer compares. A file outside them holds too little of the query to be what a
     # summary's match is, and a summary outside them is weak: not read, it is explained by nothing

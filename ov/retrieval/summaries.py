@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
-from ov.index.lexical import Filters, QueryTerms
+from ov.index.lexical import WORDS_A_LOOKUP, Filters, QueryTerms
 from ov.index.records import Record
 
 SUMMARY_KINDS = ("abstract", "overview")
@@ -37,13 +37,14 @@ OWN_FIELDS = {"text": 1.0, "title": 1.0, "about": 1.0}
 # holding it, and its folder's summary keeps its place.
 SECTIONS_READ = 50
 
-# Which of some units hold a word: (word, their URIs) -> the (URI, kind) of those whose records do.
-Holding = Callable[[str, tuple[str, ...]], set[tuple[str, str]]]
+# Which of some units hold which words: (words, their URIs) -> word -> the (URI, kind) of those
+# whose records hold it.
+Holding = Callable[[tuple[str, ...], tuple[str, ...]], dict[str, set[tuple[str, str]]]]
 
 
 class Held:
     """Which query words (as the index analyses them) records hold in their own fields, asked of
-    the index once a word for all the URIs not asked yet (:data:`Holding`). A file holds a word when
+    the index at once for all the URIs not asked yet (:data:`Holding`). A file holds a word when
     any of its sections does; a message is never asked (it stands in for no summary)."""
 
     def __init__(self, words: Iterable[str], holding: Holding):
@@ -56,8 +57,8 @@ class Held:
         new = tuple(dict.fromkeys(r.uri for r in records if r.kind != "message" and r.uri not in self._asked))
         if new:
             self._asked.update(new)
-            for word in self.words:
-                self._held[word] |= self._holding(word, new)
+            for word, holders in self._holding(self.words, new).items():
+                self._held[word] |= holders
 
     def of(self, record: Record) -> frozenset[str]:
         """The words ``record`` holds, of those :meth:`read` asked about its URI."""
@@ -73,9 +74,9 @@ def defer_summaries(
 
     Only the first ``shown`` entries are compared (a summary and the results below it past them
     are not listed); as a summary moves down, the next entries come in and are compared in turn.
-    Which words each holds, ``holding`` says (:func:`holding_in`: one look-up in the index a word,
-    for all the entries it has not seen; reading the words from each record's text cost a find
-    in a store of code tens of milliseconds). A file holds a word when any of its sections does.
+    Which words each holds, ``holding`` says (:func:`holding_in`: one look-up in the index for all
+    the entries it has not seen; reading the words from each record's text cost a find in a store
+    of code tens of milliseconds). A file holds a word when any of its sections does.
     The deepest summaries go first, so a folder goes below its subfolder's summary where that one
     moved (and is the only one to cover it). ``held``: what is known already of these words
     (a search asked them of its best results and summaries before its descent).
@@ -125,11 +126,21 @@ def explained_by(summary: Record, below: Iterable[Record], held: Held) -> tuple[
 
 def holding_in(lexical) -> Holding:
     """:data:`Holding` read from the full-text index ``lexical``: the records of the URIs given
-    that match the word in their own fields (:data:`OWN_FIELDS`)."""
+    that match each word in their own fields (:data:`OWN_FIELDS`), up to
+    :data:`~ov.index.lexical.WORDS_A_LOOKUP` words a look-up. Where more records match than
+    :data:`SECTIONS_READ` a URI, a look-up a word (each keeps its best matches)."""
+    fields = tuple(OWN_FIELDS)
 
-    def holding(word: str, uris: tuple[str, ...]) -> set[tuple[str, str]]:
-        hits = lexical.search(QueryTerms((word,), ()), OWN_FIELDS, Filters(uris=uris), SECTIONS_READ * len(uris))
-        return {(hit.record.uri, hit.record.kind) for hit in hits}
+    def holding(words: tuple[str, ...], uris: tuple[str, ...]) -> dict[str, set[tuple[str, str]]]:
+        among, limit = Filters(uris=uris), SECTIONS_READ * len(uris)
+        out: dict[str, set[tuple[str, str]]] = {}
+        for start in range(0, len(words), WORDS_A_LOOKUP):
+            some = words[start : start + WORDS_A_LOOKUP]
+            found = lexical.holders(some, fields, among, limit)
+            if found is None:
+                found = {word: {(hit.record.uri, hit.record.kind) for hit in lexical.search(QueryTerms((word,), ()), OWN_FIELDS, among, limit)} for word in some}
+            out.update(found)
+        return out
 
     return holding
 
