@@ -382,10 +382,11 @@ def test_a_planner_that_fails_is_said_once_a_search_and_left_alone_for_a_while(c
     assert not (ov_home / "state" / "default" / PLANNER_FAILED_NAME).exists() and PLANNER_RETRY_AFTER == 300
 
 
-def test_a_planner_failure_is_forgotten_once_the_key_changes_and_a_missing_key_is_not_remembered(cli_store, ov_home, llm_server, llm_config, monkeypatch):
+def test_a_planner_failure_is_forgotten_once_the_key_changes_and_a_missing_key_is_not_remembered(cli_store, ov_home, llm_server, llm_config, monkeypatch, snapshot):
     """(found by a review) The back-off held for the key variable's name only: a key refused and
     then fixed, or the provider's own variable (OPENAI_API_KEY) exported after "is not set", left
-    every search without a plan for five minutes."""
+    every search without a plan for five minutes. (found by a review) --json's query_plan says the
+    failure, null when the model planned: a script had to parse the reasoning to tell them apart."""
     from ov.retrieval.plan import PLANNER_FAILED_NAME
 
     ov = cli_store
@@ -398,13 +399,16 @@ def test_a_planner_failure_is_forgotten_once_the_key_changes_and_a_missing_key_i
     assert not failed.exists() and llm_server.chat_requests() == []  # no call, nothing to wait out
     monkeypatch.setenv("OV_TEST_PLANNER_KEY", "a-key-with-a-typo")
     llm_server.error(401, "invalid api key")
-    refused = ov("search", "rotate API keys")
+    refused = ov("search", "rotate API keys", "--json")
     assert "asked again in 5 minutes" in refused.stderr and "a-key-with-a-typo" not in failed.read_text()  # a digest, not the key
+    plan = refused.json["result"]["query_plan"]
+    assert plan["failure"] in refused.stderr and json.loads(json.dumps(plan).replace(llm_config.api_base, "API_BASE")) == snapshot
     assert "s ago" in ov("search", "rotate API keys").stderr  # the same key: left alone
     monkeypatch.setenv("OV_TEST_PLANNER_KEY", "the-fixed-key")
     llm_server.chat(plan_answer(KEY_QUERIES[1]))
     fixed = ov("search", "rotate API keys", "--json")
     assert fixed.json["result"]["query_plan"]["source"] == "llm", fixed.stderr
+    assert fixed.json["result"]["query_plan"]["failure"] is None
     assert not failed.exists()  # a plan that works clears it
 
 

@@ -116,12 +116,13 @@ class QueryPlan:
     queries: list[TypedQuery] = field(default_factory=list)
     source: str = "deterministic"  # llm | deterministic
     # Why the configured model did not plan: it failed now, or did a moment ago (PLANNER_RETRY_AFTER).
-    # "" when it planned or none is wanted. The CLI warns with it, the MCP search says it; the
-    # reasoning holds it too (--json's query_plan).
+    # "" when it planned or none is wanted. The CLI warns with it, the MCP search says it, and
+    # --json's query_plan has it as ``failure`` (null else): a script reading stdout must tell a
+    # planner that is down from one that was never asked without parsing the reasoning.
     failure: str = field(default="", compare=False)
 
     def to_dict(self) -> dict:
-        return {"reasoning": self.reasoning, "queries": [q.to_dict() for q in self.queries], "source": self.source}
+        return {"reasoning": self.reasoning, "queries": [q.to_dict() for q in self.queries], "source": self.source, "failure": self.failure or None}
 
     @property
     def warning(self) -> str:
