@@ -1831,6 +1831,20 @@ def test_steering_prompts_get_nothing_from_a_store_full_of_their_words(ov, proje
 # --- the process ----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("host", ["claude", "codex", "cursor", "gemini", "opencode"])
+@pytest.mark.parametrize(("words", "event"), [(["prompt-submit", "--some-future-option", "x"], "prompt-submit"), (["some-future-event"], "some-future-event")])
+def test_a_hook_command_line_this_ov_cannot_read_is_no_block(project, ov_home, host, words, event):
+    """An entry from a newer ov (an option, an event it added), after a downgrade or from a
+    teammate's project file: a usage error's exit 2 is "block" to Claude Code, Codex, Gemini CLI
+    and Cursor (the prompt erased, a Stop that keeps the agent going). The hook exits 1, their
+    non-blocking error, says why on stderr and answers nothing on stdout, and the log says it."""
+    proc = subprocess.run([sys.executable, "-m", "ov", "hook", host, *words], input=_stdin(host, cwd=str(project)), capture_output=True, timeout=60, env=dict(os.environ), check=False)
+    assert (proc.returncode, proc.stdout) == (1, b""), proc.stderr
+    assert proc.stderr.startswith(b"error: ") and b"ov hook --help" in proc.stderr
+    (line,) = _log(ov_home)
+    assert (line["host"], line["event"], line["outcome"]) == (host, event, "error") and line["error"].startswith(f"ov hook {host} {words[0]}")
+
+
 def test_the_hook_process_does_not_load_the_command_line_stack(project, ov_home):
     probe = (
         "import sys, runpy\n"

@@ -10,6 +10,7 @@ resolved lazily and once per process.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from contextvars import ContextVar
 from functools import cached_property
@@ -169,12 +170,42 @@ class GrepCommand(ReadCommand):
 
 class HookCommand(OvCommand):
     """``ov hook``: it answers its host whatever the environment holds (hooks fail open) and
-    styles nothing, so an ``OV_COLOR`` other commands refuse is none of its business."""
+    styles nothing, so an ``OV_COLOR`` other commands refuse is none of its business.
+
+    A command line it cannot read (an option or an event of a newer ov's entry, after a
+    downgrade or from a teammate's project file) is refused with exit 1, not the usage errors'
+    2: Claude Code, Codex, Gemini CLI and Cursor all read 2 as "block", and Claude Code erases
+    the prompt. 1 is their non-blocking error; the refusal is logged where a hook's failures are."""
 
     checks_color = False
     packs_after_write = False
     indexes_after_write = False  # a hook starts the jobs it needs itself
     json_help = "Report a usage error as JSON (the hook answers in its host's format whatever this says)."
+    failure_exit = 1
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser consumes the list it is given
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            if not ctx.resilient_parsing:
+                _log_refused_hook(given, exc)
+            raise
+
+
+def _log_refused_hook(args: list[str], exc: click.UsageError) -> None:
+    """One line in the hook log for an ``ov hook`` command line that could not be read: a host
+    shows a failed hook's stderr in a debug view at most, and ``ov hooks log`` is where a user looks."""
+    from ov.errors import OvError
+    from ov.hosts import hooklog
+
+    try:
+        home = Home.from_env(os.environ)
+    except OvError:
+        return  # no home, no log: `ov doctor` says why
+    words = [a for a in args if not a.startswith("-")][:2]
+    record = {"host": words[0] if words else None, "event": words[1] if len(words) > 1 else None}
+    hooklog.append(home.root, {**record, "outcome": "error", "error": f"ov hook {shlex.join(args)}: {exc.format_message()}"})
 
 
 class ServerCommand(OvCommand):

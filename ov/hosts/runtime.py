@@ -67,7 +67,7 @@ class HookTimeout(BaseException):
 
 
 def main(host_name: str, event: str, scope: str = "user") -> int:
-    """The hook process: stdin to stdout, always exit 0."""
+    """The hook process: stdin to stdout, always exit 0 (a command line it cannot read: ov.cli.runtime.HookCommand)."""
     answer = run(host_name, event, scope=scope)
     if answer:
         sys.stdout.write(answer + "\n")
