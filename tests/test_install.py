@@ -293,13 +293,14 @@ def test_hooks_in_the_users_file_and_the_projects_answer_each_event_once(ov, pro
     assert "cc-s" in ov("hooks", "log").stdout.splitlines()[-1]
     assert "short commit" in run("claude", "session-start", payload)  # the user's entry
     # As the host runs it: the project's command line, through the console script.
-    (command,) = [c for c in _ov_handlers(project / ".claude" / "settings.json") if c.endswith("session-start --scope project")]
+    (command,) = [c for c in _ov_handlers(project / ".claude" / "settings.json") if c.endswith("session-start")]
+    assert command == "env OV_HOOK_SCOPE=project ov hook claude session-start" or command.startswith("env OV_HOOK_SCOPE=project /")
     ran = subprocess.run(["sh", "-c", command], input=payload, capture_output=True, timeout=60, check=False)
     assert (ran.returncode, ran.stdout) == (0, b"") and log() == "skipped: the user-scope hook answers"
     assert _checks(ov)["claude scopes"]["status"] == "ok"
     # An older ov's project entries say nothing of their scope: both answer, and doctor says so.
     settings = project / ".claude" / "settings.json"
-    settings.write_text(settings.read_text().replace(" --scope project", ""))
+    settings.write_text(settings.read_text().replace("env OV_HOOK_SCOPE=project ", ""))
     check = _checks(ov)["claude scopes"]
     assert check["status"] == "warn" and "every event runs ov twice" in check["detail"] and check["fix"].startswith("ov install hooks --host claude --scope project")
     # The user's entry gone for one event: the project's answers it.
@@ -381,11 +382,79 @@ def test_the_deferral_reads_a_large_user_file_in_little_time(ov, project):
 
 @pytest.mark.parametrize(
     "command",
-    ["ov hook claude stop --scope project", "/a/ov hook cursor stop --scope  project", "shopt -s execfail; exec ov hook gemini stop --scope project || exit 1"],
+    [
+        "env OV_HOOK_SCOPE=project ov hook claude stop",
+        "env OV_HOOK_SCOPE=project /a/ov hook cursor stop",
+        "shopt -s execfail; OV_HOOK_SCOPE=project exec ov hook gemini stop || exit 1",
+        # What a project got on 2026-12-05: read, and replaced by an install, never written again.
+        "ov hook claude stop --scope project",
+        "/a/ov hook cursor stop --scope  project",
+        "shopt -s execfail; exec ov hook gemini stop --scope project || exit 1",
+    ],
 )
 def test_a_projects_entry_is_ovs_and_says_it_defers(command):
     assert install.is_ours(command) and install.defers(command)
+    assert install.hook_env(command) == {}  # the mark is no pin of a home or identity
     assert not install.defers("ov hook claude stop") and not install.is_ours("ov hook claude stop --scope elsewhere")
+    assert not install.defers("env OV_HOOK_SCOPE=user ov hook claude stop") and not install.defers("env OV_HOME=/h ov hook claude stop")
+
+
+def test_a_projects_entries_carry_no_option_an_older_ov_refuses(ov, project, tmp_path, monkeypatch):
+    """A project's entries are committed and run by every teammate's ov, and after a downgrade by an
+    older one: `--scope project` made every ov before it exit 2 (`No such option`), which Claude
+    Code, Codex, Gemini CLI and Cursor read as "block" (the prompt erased). The mark is in the
+    entry's environment; the command line is `ov hook HOST EVENT`, which every ov accepts."""
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov("install", "hooks", *_hosts_args(), "--scope", "project", "--yes").exit_code == 0
+    files = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "cursor": ".cursor/hooks.json", "gemini": ".gemini/settings.json"}
+    for host, name in files.items():
+        spec = install.spec(host, "project", project)
+        commands = [c for cs in install.installed_entries(spec).values() for c in cs]
+        assert commands and all(install.defers(c) for c in commands), (host, commands)
+        for command in commands:
+            line = shlex.split(command[len("shopt -s execfail; ") : -len(" || exit 1")] if install.is_guarded(command) else command)
+            start = line.index("ov")
+            assert line[start + 1 : start + 2] == ["hook"] and len(line[start:]) == 4, (name, command)  # ov hook HOST EVENT, no option
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "cursor", "gemini"])
+def test_an_install_replaces_the_projects_entries_of_2026_12_05(ov, project, tmp_path, monkeypatch, host):
+    """Entries written with `--scope project` are replaced by the new form, not doubled; an
+    uninstall finds either form."""
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov("install", "hooks", "--host", host, "--scope", "project", "--yes").exit_code == 0
+    spec = install.spec(host, "project", project)
+    fresh = spec.path.read_bytes()
+    old = re.sub(r"OV_HOOK_SCOPE=project (exec )?ov hook (\w+) ([\w-]+)", r"\1ov hook \2 \3 --scope project", fresh.decode()).replace("env ov hook", "ov hook")
+    assert old != fresh.decode() and "OV_HOOK_SCOPE" not in old
+    spec.path.write_text(old)
+    assert all("--scope project" in c and install.defers(c) for cs in install.installed_entries(spec).values() for c in cs)
+    assert ov("install", "hooks", "--host", host, "--scope", "project", "--yes").exit_code == 0
+    assert spec.path.read_bytes() == fresh
+    again = ov("install", "hooks", "--host", host, "--scope", "project", "--yes")
+    assert again.exit_code == 0 and spec.path.read_bytes() == fresh  # idempotent
+    spec.path.write_text(old)
+    assert ov("uninstall", "hooks", "--host", host, "--scope", "project", "--yes").exit_code == 0
+    assert not install.installed_entries(spec)
+
+
+def test_a_project_entry_of_either_form_defers_when_the_host_runs_it(ov, project):
+    """Run as the host runs it (through a shell, the console script): the new form's environment
+    and the old form's option both make the project's entry defer to the user's."""
+    from ov.hosts import hooklog
+
+    home = Path(os.environ["HOME"])
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    payload = json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    program = shlex.quote(str(_this_ov()))
+    for command in (f"env OV_HOOK_SCOPE=project {program} hook claude session-start", f"{program} hook claude session-start --scope project"):
+        ran = subprocess.run(["sh", "-c", command], input=payload, capture_output=True, timeout=60, check=False)
+        assert (ran.returncode, ran.stdout) == (0, b""), ran.stderr
+        assert hooklog.read(Path(os.environ["OV_HOME"]))[-1]["outcome"] == "skipped: the user-scope hook answers"
+    # `--scope user` says more than the environment.
+    ran = subprocess.run(["sh", "-c", f"env OV_HOOK_SCOPE=project {program} hook claude session-start --scope user"], input=payload, capture_output=True, timeout=60, check=False)
+    assert ran.returncode == 0 and hooklog.read(Path(os.environ["OV_HOME"]))[-1]["outcome"] != "skipped: the user-scope hook answers"
 
 
 # --- the MCP server's registration ---------------------------------------------------------------
@@ -812,6 +881,8 @@ EARLIER_FORMS = [
     "env OV_HOME=/h OV_ACCOUNT=acct /home/me/.venv/bin/ov hook claude stop",
     "env OV_HOME='/it'\"'\"'s home' sh -c 'exec \"$0\" \"$@\"' '/opt/a=b/bin/ov' hook codex stop",
     "ov hook cursor stop --scope project",
+    "env OV_HOOK_SCOPE=project ov hook cursor stop",
+    "shopt -s execfail; OV_HOOK_SCOPE=project exec ov hook gemini stop || exit 1",
     r"'C:\Program Files\ov\ov.exe' hook gemini stop",
 ]
 
@@ -1032,11 +1103,11 @@ def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_
     assert result.exit_code == 0, result.stderr
     report = result.json["result"]
     assert report["command"] == ["ov"] and report["portable"] is True and report["warnings"] == []
-    assert sorted(_ov_handlers(project / ".claude" / "settings.json")) == sorted(f"ov hook claude {e} --scope project" for e in ("session-start", "prompt-submit", "stop", "pre-compact", "session-end"))
+    assert sorted(_ov_handlers(project / ".claude" / "settings.json")) == sorted(f"env OV_HOOK_SCOPE=project ov hook claude {e}" for e in ("session-start", "prompt-submit", "stop", "pre-compact", "session-end"))
     assert json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "make lint"}]}
-    assert json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "ov hook codex stop --scope project"
-    assert json.loads((project / ".cursor" / "hooks.json").read_text())["hooks"]["stop"][0]["command"] == "ov hook cursor stop --scope project"
-    assert '"command": "shopt -s execfail; exec ov hook gemini session-start --scope project || exit 1"' in (project / ".gemini" / "settings.json").read_text()
+    assert json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "env OV_HOOK_SCOPE=project ov hook codex stop"
+    assert json.loads((project / ".cursor" / "hooks.json").read_text())["hooks"]["stop"][0]["command"] == "env OV_HOOK_SCOPE=project ov hook cursor stop"
+    assert '"command": "shopt -s execfail; OV_HOOK_SCOPE=project exec ov hook gemini session-start || exit 1"' in (project / ".gemini" / "settings.json").read_text()
     plugin = (project / ".opencode" / "plugins" / "ov-memory.js").read_text()
     assert '\nconst OV = ["ov"];\n' in plugin and str(_this_ov()) not in plugin
     # The MCP registrations name no path of this machine either.
@@ -1069,7 +1140,7 @@ def test_another_ov_on_path_is_not_this_one(ov, project, tmp_path, monkeypatch):
     _path_with(monkeypatch, tmp_path / "bin", other)
     result = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--json")
     assert result.json["result"]["portable"] is False and result.json["result"]["warnings"]
-    assert _ov_handlers(project / ".claude" / "settings.json")[0].startswith(str(_this_ov()))
+    assert install.hook_program(_ov_handlers(project / ".claude" / "settings.json")[0]) == str(_this_ov())
 
 
 def test_user_scope_keeps_the_absolute_ov_even_when_path_finds_it(ov, user_home, tmp_path, monkeypatch):
@@ -1091,12 +1162,12 @@ def test_reinstalling_moves_between_the_two_forms_without_doubling(ov, project, 
     _path_with(monkeypatch, tmp_path / "nobin", None)
     assert ov(*args).exit_code == 0
     absolute = settings.read_bytes()
-    assert len(_ov_handlers(settings)) == 5 and all(c.startswith(str(_this_ov())) for c in _ov_handlers(settings))
+    assert len(_ov_handlers(settings)) == 5 and all(install.hook_program(c) == str(_this_ov()) for c in _ov_handlers(settings))
 
     _path_with(monkeypatch, tmp_path / "bin", _this_ov())
     assert ov(*args).exit_code == 0  # over the absolute entries: replaced, not added to
     bare = settings.read_bytes()
-    assert [c.split(" hook ")[0] for c in _ov_handlers(settings)] == ["ov"] * 5
+    assert [install.hook_program(c) for c in _ov_handlers(settings)] == ["ov"] * 5
     assert json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "make lint"
     assert '\nconst OV = ["ov"];\n' in plugin.read_text()
     again = ov(*args)
@@ -1127,7 +1198,7 @@ def test_a_bare_install_over_a_teammates_absolute_one_replaces_it(ov, project, t
     settings.write_text(json.dumps(data, indent=2))
     _path_with(monkeypatch, tmp_path / "bin", _this_ov())
     assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
-    assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "ov hook claude session-start --scope project", "timeout": 30}]}]
+    assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "env OV_HOOK_SCOPE=project ov hook claude session-start", "timeout": 30}]}]
 
 
 def test_doctor_checks_that_path_finds_a_project_entrys_bare_ov(ov, project, tmp_path, monkeypatch):

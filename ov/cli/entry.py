@@ -116,16 +116,17 @@ def _utf8_output() -> None:
 def _hook(args: list[str]) -> int | None:
     """The exit code of ``ov hook HOST EVENT [--scope user|project]`` run directly, or None for
     any other command line (``ov hook --help`` and misspelt hosts or events among them: typer
-    explains those)."""
+    explains those, with a code no host reads as "block": :class:`ov.cli.runtime.HookCommand`).
+    A project's entry says so in its environment (:func:`ov.hosts.host.hook_scope`)."""
     if len(args) not in (3, 5) or args[0] != "hook" or (len(args) == 5 and (args[3] != "--scope" or args[4] not in ("user", "project"))):
         return None
-    from ov.hosts.host import EVENTS, HOST_MODULES
+    from ov.hosts.host import EVENTS, HOST_MODULES, hook_scope
 
     if args[1] not in HOST_MODULES or args[2] not in EVENTS:
         return None
     from ov.hosts.runtime import main
 
-    return main(args[1], args[2], scope=args[4] if len(args) == 5 else "user")
+    return main(args[1], args[2], scope=hook_scope(args[4] if len(args) == 5 else None, os.environ))
 
 
 _IDENTITY_OPTIONS = {"--account": "account", "--user": "user", "--peer": "peer"}

@@ -48,20 +48,27 @@ def hook(
     host: Annotated[HostChoice, typer.Argument(help="The coding agent calling: " + ", ".join(HOST_MODULES) + ".")],
     event: Annotated[EventChoice, typer.Argument(help="The lifecycle event: " + ", ".join(EVENTS) + ".")],
     scope: Annotated[
-        ScopeChoice,
-        typer.Option("--scope", help="The file the entry is in; a project's (`ov install hooks --scope project` writes it) answers nothing where the user's own file holds ov's hook for the event, which the host runs too."),
-    ] = ScopeChoice.user,
+        ScopeChoice | None,
+        typer.Option(
+            "--scope",
+            help="The file the entry is in (default: $OV_HOOK_SCOPE, which a project's entries set, else user); a project's answers nothing where the user's own file holds ov's hook for the event, which the host runs too.",
+        ),
+    ] = None,
 ) -> None:
-    """Run one hook: read the host's JSON on stdin, answer in its format, always exit 0.
+    """Run one hook: read the host's JSON on stdin, answer in its format, exit 0.
 
     Coding agents run this on their lifecycle events (`ov install hooks` wires it in):
     session-start injects the profile, preferences and memory index; prompt-submit the
     context for the prompt; stop captures the turn; pre-compact and session-end commit the
     session. A failure is logged to $OV_HOME/logs/hooks.jsonl and answered with nothing.
+    A command line this ov cannot read (a newer ov's entry) is logged there too and exits 1,
+    never 2, which hosts read as "block the prompt".
     """
+    from ov.hosts.host import hook_scope
     from ov.hosts.runtime import run
 
-    answer = run(host.value, event.value, environ=runtime().environ(), scope=scope.value)
+    environ = runtime().environ()
+    answer = run(host.value, event.value, environ=environ, scope=hook_scope(scope.value if scope else None, environ))
     if answer:
         sys.stdout.write(answer + "\n")
 

@@ -21,6 +21,17 @@ if TYPE_CHECKING:
 # The lifecycle events ov handles, in the order a session meets them.
 EVENTS = ("session-start", "prompt-submit", "stop", "pre-compact", "session-end")
 RECALL_EVENTS = ("session-start", "prompt-submit")
+# How a project's hook entry says it is a project's (one that defers to the user's own): set in the
+# entry's environment (`env OV_HOOK_SCOPE=project ov hook …`), never as an option, which every ov
+# from before `--scope` refused with exit 2, the code hosts read as "block the prompt".
+SCOPE_ENV = "OV_HOOK_SCOPE"
+
+
+def hook_scope(flag: str | None, environ) -> str:
+    """The scope of the file a hook entry is in: ``--scope`` where an entry of 2026-12-05 says it
+    (``flag``), else the entry's :data:`SCOPE_ENV`; "user" when neither says "project"."""
+    return flag if flag in ("user", "project") else ("project" if environ.get(SCOPE_ENV) == "project" else "user")
+
 
 # host name -> module holding its Host; imported only when that host's hook runs.
 HOST_MODULES = {

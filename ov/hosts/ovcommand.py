@@ -9,14 +9,15 @@
   an entry whose program is ov (a bare ``ov``, any path of it, a Windows ``ov.exe``, ``ov.cmd`` or
   ``ov.bat``, or a Python started with ``-m ov``), past what ov itself writes ahead of it (``env``
   and the pinned values, ``sh -c 'exec "$0" "$@"'``, Gemini's guard), and then exactly ``hook HOST
-  EVENT`` (a project's with ``--scope project``) or ``mcp``. An install from another ov, or on
+  EVENT`` (an entry a project got on 2026-12-05 with ``--scope project``) or ``mcp``. An install from another ov, or on
   another machine, or an older ov's entry, is replaced rather than doubled, and an uninstall finds
   it; a line that only ends like ov's (``bash -c '…' ov hook claude stop``) is someone else's.
 * **What the entries are told** (:func:`server_env`, :func:`pinned_env`): the ov home and
   identity the install ran with, which a host's own environment would not carry: in the server
   entry's ``env``, and ahead of each hook's ``ov`` (``env OV_HOME=… ov hook …``, an ``ov`` whose
   path holds a ``=`` through ``sh``; Gemini's guarded command sets them in its own bash), so that one install's hooks and server use one store as one
-  user. A project's files, which a team commits, pin nothing.
+  user. A project's files, which a team commits, pin nothing; their entries only say they are a
+  project's (``env OV_HOOK_SCOPE=project ov hook …``, which any ov runs: :data:`PROJECT_MARK`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ov.hosts.host import EVENTS, HOST_MODULES
+from ov.hosts.host import EVENTS, HOST_MODULES, SCOPE_ENV
 
 BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entry_command)
 
@@ -54,9 +55,14 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BY_SH = ("sh", "-c", 'exec "$0" "$@"')
 # Where no `env` program is there to carry them (Windows), the hooks follow the host's environment.
 PINS_HOOKS_HERE = os.name != "nt"
-# A project's entry says so (`--scope project`): where the user's own file holds ov's hook for the
-# event too, the host runs both, and the project's defers (:func:`ov.hosts.hookentries.user_scope_answers`).
+# A project's entry says so in its environment (`env OV_HOOK_SCOPE=project ov hook …`, :data:`SCOPE_ENV`):
+# where the user's own file holds ov's hook for the event too, the host runs both, and the
+# project's defers (:func:`ov.hosts.hookentries.user_scope_answers`). An older ov ignores the
+# variable and answers; the option that said it from 2026-12-05 (`--scope project`,
+# :data:`PROJECT_MARK`) made every ov before it exit 2, which hosts read as "block the prompt",
+# so it is only read (an entry installed then defers, and is replaced by an install), never written.
 PROJECT_MARK = ("--scope", "project")
+PROJECT_ASSIGNMENT = {SCOPE_ENV: "project"}
 # An entry is ov's by its words, not by how its joined line ends: `bash -c '…' ov mcp` ends in
 # `ov mcp` too, and runs whatever its `-c` says (`ov` and `mcp` are only its $0 and $1).
 # So the program itself must be ov (any path of it, Windows' launchers), or a Python started with
@@ -70,15 +76,18 @@ SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
 
 def is_ours(command: object) -> bool:
     """Whether a hook handler's command is ov's: its program is ov (:func:`_ov_arguments`), run
-    with ``hook HOST EVENT`` (a project's: ``--scope project``) and nothing more, pinned or not,
+    with ``hook HOST EVENT`` (or a 2026-12-05 project's ``--scope project``) and nothing more, pinned or not,
     guarded or not."""
     return _hook_arguments(command) is not None
 
 
 def defers(command: object) -> bool:
-    """Whether ov's hook ``command`` is a project's entry, which defers to a user's (``--scope project``)."""
+    """Whether ov's hook ``command`` is a project's entry, which defers to a user's
+    (``OV_HOOK_SCOPE=project`` ahead of it, or an entry of 2026-12-05's ``--scope project``)."""
     arguments = _hook_arguments(command)
-    return arguments is not None and tuple(arguments[3:]) == PROJECT_MARK
+    if arguments is None:
+        return False
+    return tuple(arguments[3:]) == PROJECT_MARK or _assignments(command).get(SCOPE_ENV) == "project"
 
 
 def _hook_arguments(command: object) -> list[str] | None:
@@ -129,7 +138,13 @@ def hook_program(command: str) -> str | None:
 
 
 def hook_env(command: str) -> dict[str, str]:
-    """The home and identity ov's hook ``command`` pins (``env NAME=value … ov hook …``), if any."""
+    """The home and identity ov's hook ``command`` pins (``env NAME=value … ov hook …``), if any
+    (a project's mark, :data:`SCOPE_ENV`, is no pin)."""
+    return {name: value for name, value in _assignments(command).items() if name != SCOPE_ENV}
+
+
+def _assignments(command: str) -> dict[str, str]:
+    """What ov's hook ``command`` sets ahead of ov (``env NAME=value … ov hook …``)."""
     words = _words(_unguarded(command)) or []
     if words[:1] == [_ENV]:
         words = words[1:]
@@ -325,11 +340,14 @@ def hook_command(command: list[str], host: str, event: str, *, guard: bool = Fal
     """The hook entry's command line; ``guard``: wrapped so that the host does not block on an
     ``ov`` that cannot start (not on Windows, where Gemini runs hooks through PowerShell);
     ``env``: the home and identity pinned for it (:func:`pinned_command`); ``scope``: the file's,
-    a project's entry saying so (:data:`PROJECT_MARK`)."""
+    a project's entry saying so in its environment (:data:`PROJECT_ASSIGNMENT`)."""
     # NAME=value with the value quoted: a shell takes a word as an assignment only when the name
     # and `=` are bare (`'OV_HOME=/a b'` is a command name); `env` reads either.
-    assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted((env or {}).items())] if PINS_HOOKS_HERE else []
-    words = ["hook", host, event, *(PROJECT_MARK if scope == "project" else ())]
+    # A project's entry written where no `env` program is (Windows) says nothing: it answers
+    # beside a user's entry, as an older ov's does, rather than carry a mark an older ov refuses.
+    env = {**(env or {}), **(PROJECT_ASSIGNMENT if scope == "project" else {})}
+    assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted(env.items())] if PINS_HOOKS_HERE else []
+    words = ["hook", host, event]
     line = shlex.join([*command, *words])
     if guard and GUARDED_HERE:
         # Set by bash itself: through `env`, an ov that cannot start would be env's 127 again,
