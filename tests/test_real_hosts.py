@@ -454,3 +454,47 @@ def test_codex_parent_ending_before_its_subagent_is_left_live_until_the_subagent
         swept = _wait_for(env, lambda r: r.get("event") == "orphan (job)" and r.get("session") == end["session"], "the sweep of the parent's session")
         assert "awaiting_subagents" not in swept, swept
     assert not list(live.rglob(f"hooks/live/*/{end['session']}"))  # settled: its subagent has ended
+
+
+# --- a project's entries, and an older or newer ov running them -----------------------------------------
+
+
+def _project_commands(host) -> list[str]:
+    data = json.loads(host.project_settings_path.read_text())
+    return [h["command"] for groups in data["hooks"].values() for g in groups for h in g["hooks"]]
+
+
+@pytest.mark.parametrize("fixture", ["claude_host", "gemini_host"])
+def test_a_projects_hooks_answer_alone_and_defer_beside_the_users(request, tmp_path, fixture):
+    """The project's entries carry their scope in their environment (`OV_HOOK_SCOPE=project`), not
+    as an option an older ov refuses with exit 2: the host runs them, they answer alone, and beside
+    the user's own entries they leave the answer to those."""
+    host = request.getfixturevalue(fixture)
+    env = _wire(host, tmp_path, "--scope", "project", config=UNHURRIED)
+    commands = _project_commands(host)
+    assert commands and all("OV_HOOK_SCOPE=project" in c and "--scope" not in c for c in commands), commands
+    first = host.run(PREFERENCE).check()
+    _wait_for(env, _committed, "commit of the first session")
+    second = host.run(QUESTION).check()
+    _remembers(host, env, first, second)
+    _ov(env, "install", "hooks", "--host", host.name, "--yes", cwd=host.project)
+    seen = len(_log(env))
+    third = host.run(QUESTION).check()
+    assert _saw(third, REMEMBERED, host.stub)
+    skipped = [r for r in _log(env)[seen:] if r.get("outcome") == "skipped: the user-scope hook answers"]
+    assert {r["event"] for r in skipped} >= {"session-start", "prompt-submit"}, _log(env)[seen:]
+
+
+@pytest.mark.parametrize("fixture", ["claude_host", "gemini_host"])
+def test_a_hook_entry_from_a_newer_ov_does_not_block_the_prompt(request, tmp_path, fixture):
+    """An entry with an option this ov does not know (a newer ov's, after a downgrade): `ov hook`
+    exits 1, not the usage error's 2 that the host reads as "block", and the turn goes on."""
+    host = request.getfixturevalue(fixture)
+    env = _wire(host, tmp_path, "--scope", "project")
+    text = host.project_settings_path.read_text()
+    host.project_settings_path.write_text(text.replace("prompt-submit", "prompt-submit --some-future-option x"))
+    run = host.run(QUESTION).check()
+    assert [r for r in run.requests if host.stub.is_model_request(r)], run.stderr
+    assert run.stdout.strip() and "blocked" not in run.stderr.lower(), run.stderr
+    refused = [r for r in _log(env) if r.get("event") == "prompt-submit" and r.get("outcome") == "error"]
+    assert refused and "No such option" in refused[0]["error"], _log(env)
