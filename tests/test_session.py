@@ -1576,3 +1576,83 @@ def test_a_statement_about_this_repo_goes_to_the_sessions_peer_not_the_users_mem
     assert ov("commit", "t").exit_code == 0 and ov("commit", "u").exit_code == 0
     mine = "".join(p.read_text() for p in (memories / "memories").rglob("*.md"))
     assert "short commit messages" in mine and "never uses pip in this codebase" in mine.replace("Team never", "never")
+
+
+def _commit_as_an_older_ov(folder: Path, archive: str, kept: int) -> None:
+    """What an ov from before the record of archived ids (58d9a5c) leaves after a commit: the live
+    messages in a new archive, the meta's counts and window moved on, and neither the record nor
+    ``archived_count`` touched."""
+    messages = folder / "messages.jsonl"
+    ids = [json.loads(line)["id"] for line in messages.read_text().splitlines()]
+    (folder / "history" / archive).mkdir(parents=True)
+    (folder / "history" / archive / "messages.jsonl").write_text(messages.read_text())
+    messages.write_text("")
+    meta = json.loads((folder / ".meta.json").read_text())
+    meta.update(commit_count=meta["commit_count"] + 1, message_count=0, live_ids=[], archived_ids=(meta["archived_ids"] + ids)[-kept:])
+    (folder / ".meta.json").write_text(json.dumps(meta))
+
+
+def test_archives_an_older_ov_committed_between_two_of_this_ovs_are_never_added_again(ov, ov_home, monkeypatch):
+    """main → older ov → main: the older ov archived messages without recording them, and left
+    `archived_count` as it was. The window in .meta.json then seemed complete, so a resend of the
+    older ov's first messages, or of this ov's own early ones, added them a second time."""
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 2)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 2)
+    store = _store()
+    add_messages(store, "s", _turns(0, 3))
+    commit_session(store, "s")
+    folder = session_dir(ov_home, "s")
+    add_messages(store, "s", _turns(3, 9))
+    _commit_as_an_older_ov(folder, "archive_002", kept=2)
+    assert ov("snapshot", "commit", "-m", "as an older ov left it").exit_code == 0
+    fsck = ov("fsck", "--json").json["result"]
+    (note,) = [f for f in fsck["findings"] if "record of archived messages" in f["message"]]
+    assert "sessions/s (archive_002)" in note["message"] and note["severity"] == "note"
+    again = add_messages(store, "s", _turns(0, 10))
+    assert again.added == ["m9"] and len(again.duplicates) == 9
+    meta = json.loads((folder / ".meta.json").read_text())
+    assert meta["archived_count"] == 9 and meta["total_message_count"] == 10
+    record = [json.loads(line) for line in (folder / "history" / ".archived_ids.jsonl").read_text().splitlines()]
+    assert [(r["archive"], r["ids"]) for r in record] == [("archive_001", ["m0", "m1", "m2"]), ("archive_002", [f"m{i}" for i in range(3, 9)])]
+    assert not [f for f in ov("fsck", "--json").json["result"]["findings"] if "record of archived messages" in f["message"]]
+    assert add_messages(store, "s", _turns(0, 10)).added == []
+
+
+def test_a_commit_completes_the_record_an_older_ov_left_behind(ov, ov_home):
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+
+    store = _store()
+    add_messages(store, "s", _turns(0, 2))
+    commit_session(store, "s")
+    folder = session_dir(ov_home, "s")
+    add_messages(store, "s", _turns(2, 5))
+    _commit_as_an_older_ov(folder, "archive_002", kept=2000)
+    assert ov("snapshot", "commit", "-m", "as an older ov left it").exit_code == 0
+    add_messages(store, "s", _turns(5, 6), resent=False)
+    commit_session(store, "s")
+    meta = json.loads((folder / ".meta.json").read_text())
+    assert meta["archived_count"] == 6
+    record = [json.loads(line)["archive"] for line in (folder / "history" / ".archived_ids.jsonl").read_text().splitlines()]
+    assert record == ["archive_001", "archive_002", "archive_003"]
+
+
+def test_a_capture_finds_a_message_an_older_ov_archived_past_the_window(ov, ov_home, monkeypatch):
+    """The capture's check that a restore took back turns reads the complete record: an older ov's
+    archives, which the record lacked, hold the capture's last message."""
+    from ov.hosts.capture import _lost_messages
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 2)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 2)
+    store = _store()
+    add_messages(store, "s", _turns(0, 3))
+    commit_session(store, "s")
+    add_messages(store, "s", _turns(3, 9))
+    _commit_as_an_older_ov(session_dir(ov_home, "s"), "archive_002", kept=2)
+    assert not _lost_messages(store, "s", "m4")
+    assert _lost_messages(store, "s", "m99")

@@ -132,7 +132,10 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     unpackable = []
     notes: list[tuple[str, bytes]] = []  # the memories' dated notes: an older ov's may be filed where ov no longer files them
     notebooks: list[tuple[str, bytes]] = []  # an older ov stored a notebook as its JSON
+    from ov.health.archives import ArchiveRecords
     from ov.health.memories import dated_note_user
+
+    archive_records = ArchiveRecords()
     tree = git.tree_of(head)
     for path, sha in counting(_walk(git, tree, ""), progress, "checking files"):
         files += 1
@@ -144,6 +147,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
             except object_damage():
                 damaged.append(path)
             else:
+                archive_records.see(path, data)
                 problem = content_problem(data)
                 if problem:
                     unpackable.append((path, problem))
@@ -194,6 +198,10 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         add(_misfiled_finding(misfiled_notes))
     from ov.health import notebooks as notebook_check
 
+    if behind := archive_records.behind():
+        from ov.health.archives import finding
+
+        add(Finding("store", "note", *finding(behind)))
     if as_json := notebook_check.stored_as_json(notebooks):
         add(Finding("store", "note", *notebook_check.finding(store, as_json, _listed)))
     if unreadable:

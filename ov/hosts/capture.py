@@ -203,11 +203,12 @@ def _lost_messages(store, session_id: str, last) -> bool:
             return False
         if len(meta.get("archived_ids", [])) >= session.archived_count(meta):
             return True  # every archived id is in the meta, and this one is not among them
-        # Archived by an earlier commit than the last: in the complete record (read only now, rarely).
-        record = store.path(session.archived_ids_uri(session.session_uri(store, session_id))).read_bytes()
+        # Archived by an earlier commit than the last: in the complete record (read only now, rarely),
+        # with the archives an older ov made since, which it did not record.
+        archived = session.stored_archived_ids(store, session.session_uri(store, session_id))
     except (OvError, OSError):
         return False
-    return last not in session.archived_ids_in(record)
+    return last not in archived
 
 
 def _without_lone_surrogates(value):

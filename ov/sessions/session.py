@@ -177,10 +177,13 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         # Ids come from the meta file, not by parsing every stored line: a hook pays for this each turn.
         known = set(meta["live_ids"]) | set(meta.get("archived_ids", []))
         rebuilt = None
-        if resent and len(meta.get("archived_ids", [])) < archived_count(meta) and any(m["id"] not in known for m in messages):
+        behind = record_behind(meta)
+        if resent and (behind or len(meta.get("archived_ids", [])) < archived_count(meta)) and any(m["id"] not in known for m in messages):
             # The window in .meta.json lost the oldest archived ids, and a host that resends the
             # whole conversation (OpenCode's plugin) or a capture that reads it again from the start
-            # would add those messages again: they are looked up in the complete record.
+            # would add those messages again: they are looked up in the complete record. An older
+            # ov's commits since the last of this ov's (`behind`) are in no record yet: the record
+            # is completed from their archives now, once, and the count set right.
             record, is_rebuilt = read_archived_ids(store, tx, uri)
             known |= archived_ids_in(record)
             rebuilt = record if is_rebuilt else None
@@ -199,6 +202,8 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         tx.append(messages_uri, current, "".join(lines).encode("utf-8"))
         if rebuilt is not None:  # committed by an older ov, which kept no record: kept from now on
             tx.put(archived_ids_uri(uri), rebuilt)
+            meta["archived_count"] = archived_count(meta)
+        elif behind:  # the record was complete after all (the counts are off by lines no reader takes)
             meta["archived_count"] = archived_count(meta)
         meta["live_ids"] = meta["live_ids"] + added
         meta["message_count"] = meta.get("message_count", 0) + len(added)
@@ -233,11 +238,21 @@ def archived_ids_uri(uri: VikingURI) -> VikingURI:
 
 
 def archived_count(meta: dict) -> int:
-    """How many messages the session's commits archived. A meta written by an older ov does not
-    say: every message added and no longer live was archived."""
-    if "archived_count" in meta:
-        return meta["archived_count"]
-    return max(meta.get("total_message_count", 0) - meta.get("message_count", 0), 0)
+    """How many messages the session's commits archived. Every message added and no longer live
+    was archived; the meta's ``archived_count`` says so too, but an older ov's commit (before the
+    count and the record) moved messages out of the live file and left the count as it was: the
+    larger of the two."""
+    derived = max(meta.get("total_message_count", 0) - meta.get("message_count", 0), 0)
+    stored = meta.get("archived_count")
+    return max(stored, derived) if isinstance(stored, int) else derived
+
+
+def record_behind(meta: dict) -> bool:
+    """Whether an older ov committed the session since this ov last counted its archives (main →
+    older ov → main): the record of archived ids lacks that ov's archives, and the window in
+    .meta.json may hold too few ids for :func:`archived_count` to say so."""
+    stored = meta.get("archived_count")
+    return isinstance(stored, int) and archived_count(meta) > stored
 
 
 def archived_ids_line(archive: str, ids: list) -> bytes:
@@ -247,20 +262,58 @@ def archived_ids_line(archive: str, ids: list) -> bytes:
 
 def read_archived_ids(store: Store, tx, uri: VikingURI) -> tuple[bytes, bool]:
     """The session's record of archived ids (``history/.archived_ids.jsonl``), and whether it had
-    to be rebuilt from the archives themselves (a session committed by an older ov has none)."""
-    record = tx.existing_file(archived_ids_uri(uri))
-    if record is not None:
-        return record, False
+    to be completed from the archives themselves: a session committed by an older ov has no
+    record, or one that lacks the archives that ov made after this ov's last commit."""
+    return _complete_record(store, uri, tx.existing_file)
+
+
+def stored_archived_ids(store: Store, uri: VikingURI) -> set:
+    """The ids of every message the session archived, read outside a transaction: its record,
+    completed as :func:`read_archived_ids` does (nothing written). FileNotFoundError when the
+    session has no record at all (only an older ov committed it)."""
+
+    def read(file: VikingURI) -> bytes | None:
+        try:
+            return store.path(file).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    if read(archived_ids_uri(uri)) is None:
+        raise FileNotFoundError(archived_ids_uri(uri))
+    return archived_ids_in(_complete_record(store, uri, read)[0])
+
+
+def missing_archives(record: bytes, archives) -> list[str]:
+    """The names among ``archives`` (a session's ``history/archive_*`` folders) that ``record``
+    has no line for, in order."""
+    named = set()
+    for line in record.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("archive"), str):
+            named.add(entry["archive"])
+    return sorted(name for name in archives if name not in named)
+
+
+def _complete_record(store: Store, uri: VikingURI, read) -> tuple[bytes, bool]:
+    record = read(archived_ids_uri(uri))
     history = store.path(VikingURI((*uri.parts, sidecar.HISTORY)))
     try:
-        names = sorted(p.name for p in history.iterdir() if p.is_dir() and p.name.startswith(sidecar.ARCHIVE_PREFIX))
+        names = [p.name for p in history.iterdir() if p.is_dir() and p.name.startswith(sidecar.ARCHIVE_PREFIX)]
     except OSError:
         names = []
+    missing = missing_archives(record or b"", names)
+    if record is not None and not missing:
+        return record, False
     lines = []
-    for name in names:
-        archived = tx.existing_file(VikingURI((*uri.parts, sidecar.HISTORY, name, MESSAGES))) or b""
+    for name in missing:
+        archived = read(VikingURI((*uri.parts, sidecar.HISTORY, name, MESSAGES))) or b""
         lines.append(archived_ids_line(name, [m.get("id") for m in parse_messages(archived)]))
-    return b"".join(lines), True
+    if record and not record.endswith(b"\n"):
+        record += b"\n"
+    return (record or b"") + b"".join(lines), True
 
 
 def archived_ids_in(record: bytes) -> set:
