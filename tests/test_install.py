@@ -429,8 +429,11 @@ def test_an_install_replaces_the_projects_entries_of_2026_12_05(ov, project, tmp
     assert old != fresh.decode() and "OV_HOOK_SCOPE" not in old
     spec.path.write_text(old)
     assert all("--scope project" in c and install.defers(c) for cs in install.installed_entries(spec).values() for c in cs)
+    check = _checks(ov)[f"{host} hooks (project)"]
+    assert check["status"] == "warn" and "refuses with exit 2" in check["detail"] and check["fix"].startswith(f"ov install hooks --host {host} --scope project")
     assert ov("install", "hooks", "--host", host, "--scope", "project", "--yes").exit_code == 0
     assert spec.path.read_bytes() == fresh
+    assert "refuses with exit 2" not in _checks(ov)[f"{host} hooks (project)"]["detail"]
     again = ov("install", "hooks", "--host", host, "--scope", "project", "--yes")
     assert again.exit_code == 0 and spec.path.read_bytes() == fresh  # idempotent
     spec.path.write_text(old)

@@ -195,6 +195,11 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         # host refuses every prompt (Gemini reads the shell's "not found" as a deny).
         detail = f"{spec.path}: {counted(len(unguarded), 'entry', 'entries')} written by an older ov; if their ov cannot start, {load(spec.host).label} refuses every prompt"
         return Check(name, "warn", detail, f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    flagged = [c for c in commands if install.says_scope_by_option(c)]
+    if flagged:
+        # 2026-12-05's project entries: an ov from before `--scope` exits 2 on them, a block to the host.
+        detail = f"{spec.path}: {counted(len(flagged), 'entry', 'entries')} say `--scope project`, which an ov from before 2026-12-05 refuses with exit 2: a teammate's or a downgraded ov blocks every prompt"
+        return Check(name, "warn", detail, f"ov install hooks --host {spec.host} --scope {spec.scope}, then commit the file")
     pins = install.hook_env(commands[0])
     differs = sorted(k for k in install.SERVER_ENV if _selects(pins).get(k) != _selects(install.server_env(env)).get(k)) if pins else []
     if differs:

@@ -77,6 +77,7 @@ from ov.hosts.ovcommand import (
     pinned_command,
     pinned_env,
     same_file,
+    says_scope_by_option,
     server_env,
     starts,
 )
@@ -130,6 +131,7 @@ __all__ = [
     "registered_mcp_untrusted",
     "runs_twice",
     "same_file",
+    "says_scope_by_option",
     "server_env",
     "spec",
     "starts",

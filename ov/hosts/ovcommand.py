@@ -87,7 +87,14 @@ def defers(command: object) -> bool:
     arguments = _hook_arguments(command)
     if arguments is None:
         return False
-    return tuple(arguments[3:]) == PROJECT_MARK or _assignments(command).get(SCOPE_ENV) == "project"
+    return says_scope_by_option(command) or _assignments(command).get(SCOPE_ENV) == "project"
+
+
+def says_scope_by_option(command: object) -> bool:
+    """Whether ov's hook ``command`` is a project's entry of 2026-12-05 (``--scope project``), which
+    an ov from before that option refuses with exit 2 (:data:`PROJECT_MARK`)."""
+    arguments = _hook_arguments(command)
+    return arguments is not None and tuple(arguments[3:]) == PROJECT_MARK
 
 
 def _hook_arguments(command: object) -> list[str] | None:
