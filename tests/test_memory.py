@@ -708,7 +708,12 @@ def test_a_sentence_that_takes_itself_back(sentence, following, back):
      # a clause of the project at hand is one of its own; the project as a thing liked is not
      ("I want tests first, whereas this project writes them last", ["I want tests first", "this project writes them last"]),
      ("I use pnpm but in the current repo we use yarn", ["I use pnpm", "in the current repo we use yarn"]),
-     ("I like this repo and its tests", ["I like this repo and its tests"]), ("I enjoy working in this codebase", ["I enjoy working in this codebase"])],
+     ("I like this repo and its tests", ["I like this repo and its tests"]), ("I enjoy working in this codebase", ["I enjoy working in this codebase"]),
+     # the team's statement after the team's or the user's (scale audit #3), not after a scope or a marker
+     ("We no longer deploy with helm, we deploy with argocd", ["We no longer deploy with helm", "we deploy with argocd"]),
+     ("We use Postgres, our CI runs on Jenkins", ["We use Postgres", "our CI runs on Jenkins"]),
+     ("In the payments service, we use Kafka", ["In the payments service, we use Kafka"]),
+     ("Actually, we moved CI to Buildkite", ["Actually, we moved CI to Buildkite"])],
 )
 def test_a_comma_splits_after_a_first_person_clause(sentence, parts):
     from ov.sessions.memory import text as tx

@@ -46,12 +46,15 @@ VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually 
 )
 
 # "I switched to typer for CLIs", "I've moved over to uv for packaging": another choice for a purpose,
-# said as a change, without the old one (a tool of a known kind is kinds.switched's: "Editor: Zed").
+# said as a change, without the old one (a tool of a known kind is kinds.switched's: "Editor: Zed");
+# or for a role, which says the same ("to typer as our CLI framework": rivals.ROLE).
+_ROLE = r"as\s+(?:the|my|our|their|your)\s+"
 _SWITCHED_FOR_RE = re.compile(
     r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+"
-    r"(?P<x>(?P<y>.+?)\s+for\s+\S.*)$",
+    rf"(?P<x>(?P<y>.+?)\s+(?:for|{_ROLE})\s*\S.*)$",
     re.IGNORECASE,
 )
+_PURPOSE_RE = re.compile(rf"(?i)^(?:for\s+(?:(?:the|our|my|their|a|an)\s+)?|{_ROLE})(?=\S)")
 
 
 def switched_for(clause: str, restore) -> Statement | None:
@@ -63,13 +66,16 @@ def switched_for(clause: str, restore) -> Statement | None:
     value = value_of(match.group("x"), restore) if match else ""
     if not match or not informative(value) or is_place(restore(match.group("y"))):
         return None
-    purpose = value[len(restore(match.group("y"))) :].strip()  # "for CLIs"
-    if not purpose.lower().startswith("for "):
+    purpose = value[len(restore(match.group("y"))) :].strip()  # "for CLIs", "as our CLI framework"
+    said = _PURPOSE_RE.match(purpose)
+    if not said:
         return None  # (the value's own "for" was cut as an aside's)
-    # the purpose whatever its determiner: "for our CLI" is "for the CLI" ("Uses Go 1.21 for our CLI" moves to 1.22 too)
-    what = re.sub(r"(?i)^for\s+(?:(?:the|our|my|their|a|an)\s+)?", "", purpose)
-    probes = tuple(f"{lead} * for {det}{anycase(what)}" for lead in ("Uses", "Switched to", "Moved to", "Is using", "Is on")
-                   for det in ("", "[Tt]he ", "[Oo]ur ", "[Mm]y ", "[Tt]heir "))  # ("my" is stored as "their")
+    # the purpose whatever its determiner: "for our CLI" is "for the CLI" ("Uses Go 1.21 for our CLI" moves to 1.22 too),
+    # and a role the same purpose ("as the test runner" is what "for the test runner" is)
+    what = purpose[said.end() :]
+    probes = tuple(f"{lead} * {prep} {det}{anycase(what)}" for lead in ("Uses", "Switched to", "Moved to", "Is using", "Is on")
+                   for prep in ("for", "as") for det in ("", "[Tt]he ", "[Oo]ur ", "[Mm]y ", "[Tt]heir ")  # ("my" is stored as "their")
+                   if prep == "for" or det)
     # In a session ("I've moved to Rust for the parser") it may be the code at hand's: it only corrects
     # a stored use, unless asked to be remembered (extract._read).
     return Statement("profile", "Uses ", value, ("profile", "fact", f"uses {value}".lower()), {}, probes=probes, chooses=f"Use {value}",

@@ -49,8 +49,11 @@ SCOPE_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
 # A correction may replace a line only if they share at least this share of its content words.
 MIN_OVERLAP = 0.5
 # What a thing is used or chosen for, after the thing ("Uses Jest for unit tests"; not "Works for
-# Acme", where "for" follows the verb): a correction for another purpose is another use.
-_PURPOSE_RE = re.compile(r"(?i)^\S+\s+\S.*?\sfor\s+(?:(?:the|a|an|my|our|their|your)\s+)?(?P<p>\S.*?)[.!]?$")
+# Acme", where "for" follows the verb), or the role it fills ("Uses pytest as the unit test runner",
+# rivals.ROLE): a correction for another purpose or role is another use.
+_PURPOSE_RE = re.compile(
+    r"(?i)^\S+\s+\S.*?\s(?:for\s+(?:(?:the|a|an|my|our|their|your)\s+)?|as\s+(?:the|my|our|their|your)\s+)(?P<p>\S.*?)[.!]?$"
+)
 # Told each statement a corrected line goes on with (see _other_clauses): True when the caller
 # stores it in the file it belongs to, so the line's file no longer keeps it.
 Moves = Callable[[str], bool]

@@ -9,8 +9,9 @@ list of rivals, and its file is named for the old value, which only the stored l
   context; for one saying more or less of it ("4-space indentation in YAML files", "2-space
   indentation in YAML config files") only when said as a correction, as the narrower may be the
   wider one's exception ("Python 2 for legacy scripts", "Python 3 for scripts");
-- another choice for the same purpose or context ("black for formatting" ends "ruff for
-  formatting", "light roast coffee in the morning" "dark roast coffee in the morning"), when the new one is said as a correction ("actually", "now", "instead", ...):
+- another choice for the same purpose, role or context ("black for formatting" ends "ruff for
+  formatting", "unittest as the test runner" "pytest as the test runner", "light roast coffee in
+  the morning" "dark roast coffee in the morning"), when the new one is said as a correction ("actually", "now", "instead", ...):
   unmarked, two likings for the same context may both hold ("tea in the morning", "coffee in
   the morning");
 - a switch from X to Y ("we switched from ruff to black") ends what said to prefer or use X, and so
@@ -30,14 +31,18 @@ from ov.errors import InvalidInput
 from ov.sessions.memory.choices import choice_of
 from ov.sessions.memory.files import repaired_memory
 
-# What a choice is for, after it: "ruff | for formatting", "4-space indentation | in YAML files".
-_CONTEXT_RE = re.compile(r"(?i)(?:,\s+|\s+(?=(?:in|for|on|with|when|while|during|inside|across|at)\s))")
+# What a choice is for, after it: "ruff | for formatting", "4-space indentation | in YAML files", and
+# the role it is chosen to fill, which says the same ("pytest | as the test runner", "as our CI"):
+# one thing fills a role said with "the" or "our", not one said with "a" ("Go as a language"
+# names a kind, of which one may like many), nor "as" inside a value ("the same as before").
+ROLE = r"as\s+(?:the|my|our|your|their)\s"
+_CONTEXT_RE = re.compile(rf"(?i)(?:,\s+|\s+(?=(?:in|for|on|with|when|while|during|inside|across|at)\s|{ROLE}))")
 _NUMBER_RE = re.compile(r"(?i)\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b")
 _WORD_RE = re.compile(r"[\w'+#.-]+")
 # Words that name no part of a choice or its context.
 _EMPTY = frozenset((
     "a", "an", "the", "my", "our", "your", "their", "in", "for", "on", "with", "when", "while", "during", "inside", "across",
-    "at", "of", "to", "and", "or",
+    "at", "of", "to", "and", "or", "as",
 ))
 # Leads of a choice; "Prefers X" and "use X" (an instruction: "Always use ruff ...") make the same choice.
 _LIKINGS = ("Prefers ", "Likes ", "Loves ", "Enjoys ")

@@ -12,6 +12,7 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import verbs
+from ov.sessions.memory.changes import VALUE_END_RE
 from ov.sessions.memory.choices import choice_of, choice_probes, opposed
 from ov.sessions.memory.rivals import choice
 
@@ -31,6 +32,10 @@ def company_base(name: str) -> str:
     base = _CORPORATE_SUFFIX_RE.sub("", name.strip()).strip()
     return base or name.strip()
 
+
+# What the team no longer does, as rules.team_says words it: "no longer deploys with helm", "does
+# not deploy with helm anymore".
+_TEAM_ENDED_RE = re.compile(r"(?i)^(?:no\s+longer\s+(?P<v>\S+)|does\s+not\s+(?P<base>\S+))\s+(?P<x>\S.*?)(?(base)\s+any\s?more)$")
 
 POSITIVE = ("Prefers ", "Likes ", "Loves ", "Enjoys ", "Is a fan of ")
 NEGATIVE = ("Dislikes ", "Hates ", "Does not like ", "Does not love ", "Does not enjoy ", "Does not want ", "Is not a fan of ", "Cannot stand ")
@@ -88,6 +93,14 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
         return ("Works at", "Works for", "No longer works at", "No longer works for", *ROLE_AT_PROBES)
     if lead == "Works as ":
         return ("Works as",)
+    if lead == "Team " and (ended := _TEAM_ENDED_RE.match(obj)):
+        # "Team no longer deploys with helm" (rules.team_says of "we no longer deploy with helm") ends
+        # "Team deploys with helm", whatever the verb: what the team did is not what it does
+        # (not its reason: "with helm, it kept breaking")
+        verb, what = ended.group("v") or verbs.conjugate(ended.group("base")), tx.without_aside(VALUE_END_RE.sub("", ended.group("x")))
+        return (f"Team {verb} {what.strip()}",)
+    if lead == "Team " and not obj.lower().startswith(("uses ", "no longer ", "does not ")):
+        return (f"Team no longer {obj}$",)  # said again, it holds again ("Team uses X" below)
     used = re.match(r"(?i)^(?P<team>team\s+)?uses\s+(?P<x>\S.*)$", lead + obj)
     if used and (chosen := choice(f"Use {used.group('x')}")) is not None:
         # "I use black" after "I don't use black anymore": the newer statement holds, the line it contradicts goes

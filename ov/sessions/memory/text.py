@@ -91,6 +91,9 @@ _CLAUSE_JOIN_RE = re.compile(
     rf"|,\s*so\s+{_FIRST_PERSON_AHEAD}"
     rf"|\s+[-\u2013\u2014]+\s+{_FIRST_PERSON_AHEAD}"
     rf"|(?P<comma>,)\s+{_FIRST_PERSON_AHEAD}"
+    # "we no longer deploy with helm, we deploy with argocd": the team's statement after the team's
+    # (see clauses; not after a scope: "in the payments service, we use Kafka" is one statement)
+    r"|(?P<team>,)\s+(?=(?:we|we're|we've|our)\b)"
     r"|(?P<colon>:)\s+(?=(?:I|I'm|I've|I'd|Im|my|we|we're|we've|our)\b)"  # "I changed jobs: I now work at Globex"
     # an empty group that marks the join before an instruction (see clauses)
     r"|(?:,\s*|\s+)and\s+(?P<rule>(?=(?:always|never)\b))"
@@ -224,7 +227,8 @@ def clauses(sentence: str) -> list[str]:
     """The first-person clauses of a sentence: split before " and I", ", and my", " but I'm",
     ", so my", " - my", and at a comma before "I" or "my" that ends a clause of four words or more
     ("I don't use VS Code anymore, I use Cursor") or a first-person one of three ("I prefer tabs,
-    my editor is Emacs"), and at a colon that ends a first-person clause before another ("I changed
+    my editor is Emacs"), at a comma before "we" or "our" that ends a first-person or team clause
+    ("we no longer deploy with helm, we deploy with argocd"), and at a colon that ends a first-person clause before another ("I changed
     jobs: I now work at Globex"); "I left Acme and now work at Initech" is "I left Acme" and "I now work
     at Initech".
 
@@ -239,6 +243,8 @@ def clauses(sentence: str) -> list[str]:
     for join in _CLAUSE_JOIN_RE.finditer(sentence):
         left = sentence[start : join.start()]
         if join.group("comma") and len(left.split()) < _MIN_SPLICE_WORDS and not _OWN_CLAUSE_RE.match(left.strip()):
+            continue
+        if join.group("team") and not _OWN_CLAUSE_RE.match(left.strip()):
             continue
         if join.group("colon") and not _OWN_CLAUSE_RE.match(left.strip()):
             continue  # "Note: I ...", "Correction: my ...": a heading of what follows, read with it
