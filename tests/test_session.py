@@ -636,6 +636,54 @@ def test_forget_names_the_session_archive_that_still_holds_the_words(ov):
     assert plain_forget.json["result"]["sources"] == [] and plain_forget.stderr == ""
 
 
+def test_forget_of_one_line_names_only_the_archives_that_said_it(ov):
+    # (scale audit #4: profile.md names every session that added a line of it, and forgetting
+    # "Editor: vim" from `ov remember` told the user to `ov rm -r` a conversation about Acme)
+    profile = "viking://~/memories/profile.md"
+    archive = "viking://user/default/sessions/{}/history/archive_001"
+    for session, text in (("s1", "I work at Acme Corp on the payments team"), ("s2", "My editor is Neovim"), ("s3", "Remember that we deploy with helm")):
+        assert ov("session", "add", session, "--text", text).exit_code == 0
+        assert ov("commit", session).exit_code == 0
+    assert ov("remember", "I live in Lisbon").exit_code == 0
+    listed = ov("read", profile).stdout
+    assert all(line in listed for line in ("- Works at Acme Corp", "- Editor: Neovim", "- Team deploys with helm", "- Lives in Lisbon"))
+
+    editor = ov("forget", profile, "--match", "Neovim", "--json").json["result"]
+    assert editor["sources"] == [archive.format("s2")]
+    team = ov("forget", profile, "--match", "helm")  # "deploys" is said as "deploy"
+    assert archive.format("s3") in team.stderr and "s1/" not in team.stderr and "s2/" not in team.stderr
+    assert f"`ov rm -r {archive.format('s3')}`" in team.stderr
+    # a line from `ov remember`: no archive said it, so none is named and nothing is to be removed
+    lisbon = ov("forget", profile, "--match", "Lisbon", "--json")
+    assert lisbon.json["result"]["sources"] == [] and lisbon.stderr == ""
+    # the whole file: every archive it was learnt from
+    whole = ov("forget", profile, "--json").json["result"]
+    assert whole["sources"] == [archive.format("s1"), archive.format("s2"), archive.format("s3")]
+
+
+def test_an_archive_that_added_a_line_in_other_words_still_holds_it(ov, ov_home):
+    # the memory diff says which archive added the line, whatever words the conversation used
+    assert ov("session", "add", "s1", "--text", "I prefer tabs over spaces.").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    messages = session_dir(ov_home, "s1") / "history/archive_001/messages.jsonl"
+    messages.write_text(messages.read_text().replace("tabs over spaces", "the other one"))
+    result = ov("forget", "viking://~/memories/preferences/default/tabs.md", "--match", "tabs", "--json").json["result"]
+    assert result["sources"] == ["viking://user/default/sessions/s1/history/archive_001"]
+
+
+@pytest.mark.parametrize("line, words", [
+    ("- Editor: vim", ["vim"]),
+    ("- Works at Acme Corp on the payments team", ["acme", "corp", "payments"]),
+    ("- Team no longer deploys with helm", ["deploys", "helm"]),
+    ("- Prefers unittest as their test runner", ["unittest", "test", "runner"]),
+    ("- Is on it", []),
+])
+def test_the_words_a_conversation_that_said_a_line_holds(line, words):
+    from ov.sessions.line_sources import line_words
+
+    assert line_words(line) == words
+
+
 @pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/Los_Angeles", "Pacific/Kiritimati", "Etc/GMT+12"])
 def test_relative_days_are_the_users_days(ov, zone, time_zone, store_day):
     # (found by an audit: "tomorrow" was the day after the UTC date, so in Tokyo in the morning it

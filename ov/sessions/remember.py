@@ -429,6 +429,12 @@ def forget(store: Store, uri: VikingURI, *, match: str | None = None, line: int 
             else:
                 tx.delete(uri)
             forgotten, kept = (one,), len(rest)
+            # The file's sources are every archive that changed it; of one line, only those that said it
+            # (None: a line with no word to look for, whose archive cannot be told)
+            from ov.sessions.line_sources import archives_holding
+
+            held = archives_holding(store, uri, sources, one) if sources else []
+            sources = sources if held is None else held
         result = tx.commit("forget", [uri])
     return Forgotten(result.uris[0], result.commit, tuple(s for s in sources if _exists(store, s)), forgotten, kept)
 
