@@ -2828,3 +2828,64 @@ def test_a_record_below_the_best_is_as_relevant_in_a_scope_where_it_leads(ov):
     for threshold in ("0.1", everywhere[api], "0.99"):
         kept = set(relevance("--threshold", str(threshold)))
         assert (api in kept) == (api in relevance("--uri", "viking://resources/b", "--threshold", str(threshold)))
+
+
+def test_which_candidates_hold_which_words_is_one_look_up_for_all_the_words_as_a_look_up_a_word_reads_it(monkeypatch):
+    """(the prompt hook's relevance cap asked the index once a query word, 47 look-ups a prompt)
+    LexicalIndex.holding reads which labels hold which words from one look-up's scores; it answers
+    as a look-up a word does, with more words than one look-up tells apart and with more labels
+    than leave room for the words (then a look-up a word), and within a reading it asks only
+    about the labels it was not asked about."""
+    import random
+
+    from ov.index import lexical
+    from ov.index.lexical import Filters, LexicalIndex, QueryTerms
+    from ov.index.records import Record
+    from ov.retrieval.relevance import HELD_FIELDS
+
+    rng = random.Random(7)
+    vocabulary = [a + b + c + "o" for a in "bdk" for b in "aiu" for c in "mnt"][:30]
+    index = LexicalIndex.empty("english")
+    for label in range(40):
+        text = " ".join(rng.sample(vocabulary, rng.randint(0, 6)))
+        index.add(Record(id=f"r{label}", path=f"viking://resources/n{label}.md", uri=f"viking://resources/n{label}.md", level=2, kind="chunk",
+                         context_type="resource", owner="", parent="", text=text, speaker="bamo" if label % 7 == 0 else ""), label + 100)
+    index.commit()
+    terms = index.query_terms(" ".join([*vocabulary, "absent"]))
+    assert len(terms.words) > lexical.WORDS_A_LOOKUP
+
+    def one_a_word(labels):
+        return {word: {hit.label for hit in index.search(QueryTerms((word,), ()), dict.fromkeys(HELD_FIELDS, 1.0), Filters(labels=labels), 1000)}
+                for word in terms.words}
+
+    labels = tuple(range(100, 140, 3))
+    expected = one_a_word(labels)
+    assert expected["bamo"] >= {100 + label for label in range(0, 40, 7)} & set(labels) and not expected["absent"]
+    assert index.holding(terms, HELD_FIELDS, labels) == expected
+
+    class Counting:
+        def __init__(self, searcher):
+            self.searcher, self.searches = searcher, 0
+
+        def search(self, *args, **kwargs):
+            self.searches += 1
+            return self.searcher.search(*args, **kwargs)
+
+        def __getattr__(self, name):
+            return getattr(self.searcher, name)
+
+    first, last = one_a_word(labels[:5]), one_a_word(labels[2:7])
+    with index.reading():
+        counting = index._reading.searcher = Counting(index._reading.searcher)
+        assert index.holding(terms, HELD_FIELDS, labels[:5]) == first
+        asked = counting.searches
+        assert asked == 2  # 30 words, 5 labels: 21 words a look-up
+        assert index.holding(terms, HELD_FIELDS, labels) == expected
+        assert counting.searches == asked + 2  # the labels not asked yet, as many words a look-up
+        assert index.holding(terms, HELD_FIELDS, labels[2:7]) == last
+        assert counting.searches == asked + 2  # every label known
+    # Past the limit: few words a look-up beside many labels' places, and none (a look-up a word).
+    for limit in (6, 3):
+        monkeypatch.setattr(lexical, "WORDS_A_LOOKUP", limit)
+        assert index.holding(terms, HELD_FIELDS, labels) == expected
+        assert index.holding(terms, HELD_FIELDS, ()) == {word: set() for word in terms.words}

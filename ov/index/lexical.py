@@ -618,31 +618,64 @@ class LexicalIndex:
         return out
 
     def holding(self, terms: QueryTerms, fields: tuple[str, ...], labels: tuple[int, ...]) -> dict[str, set[int]]:
-        """Query word -> the labels of the records of ``labels`` that hold it in one of ``fields``:
-        one look-up a word, read from the labels' fast field (no record is loaded). Within
-        :meth:`reading`, a label asked about again (the rankings of a search share most of their
-        candidates) is not looked up again."""
-        tantivy = _tantivy()
-        schema = self._index.schema
+        """Query word -> the labels of the records of ``labels`` that hold it in one of ``fields``,
+        in one look-up for all the words (:meth:`_labels_holding`; a look-up a word cost the prompt
+        hook 47 look-ups a prompt); no record is loaded. Within :meth:`reading`, a label asked about
+        again (the rankings of a search share most of their candidates) is not looked up again."""
         fields = tuple(f for f in fields if f not in self.lacks)
         reading = self._reading
         searcher = self._searcher()
-        out: dict[str, set[int]] = {}
-        among: dict[tuple[int, ...], object] = {}  # the same labels asked about for every word: one clause
+        memos: dict[str, dict[int, bool]] = {}
+        asked: list[str] = []  # the words some label is to be looked up for
         with _read_failure():
             for word in terms.words:
-                memo = reading.held.setdefault((fields, word), {}) if reading is not None else {}
-                todo = tuple(label for label in labels if label not in memo)
+                if word in memos:
+                    continue
+                memo = memos[word] = reading.held.setdefault((fields, word), {}) if reading is not None else {}
+                todo = [label for label in labels if label not in memo]
                 if todo and fields and not any(searcher.doc_freq(f, word) for f in fields):
                     memo.update((label, False) for label in todo)  # no record holds it: nothing to search
                 elif todo and fields:
-                    if todo not in among:
-                        among[todo] = _any_of(schema, "label", todo)
-                    held = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, f, word)) for f in fields])
-                    query = tantivy.Query.boolean_query([(tantivy.Occur.Must, held), (tantivy.Occur.Must, among[todo])])
-                    found = {int(label) for label, _ in searcher.search(query, len(todo), order_by_field="label", count=False).hits}
-                    memo.update((label, label in found) for label in todo)
-                out[word] = {label for label in labels if memo.get(label)}
+                    asked.append(word)
+            if asked:
+                among = tuple(dict.fromkeys(label for word in asked for label in labels if label not in memos[word]))
+                for word, found in self._labels_holding(searcher, asked, fields, among).items():
+                    memos[word].update((label, label in found) for label in among)
+        return {word: {label for label in labels if memos[word].get(label)} for word in terms.words}
+
+    def _labels_holding(self, searcher, words: list[str], fields: tuple[str, ...], labels: tuple[int, ...]) -> dict[str, set[int]]:
+        """Word -> which of ``labels`` hold it in one of ``fields``. Each word's clause scores its
+        own power of two and each label's its place among ``labels`` above them (constant scores),
+        so a hit's score says which record it is and which words it holds, read without loading
+        it: as many words a look-up as fit in :data:`WORDS_A_LOOKUP` bits beside the labels'
+        places; a look-up a word where the labels leave no room."""
+        tantivy = _tantivy()
+        schema = self._index.schema
+        room = WORDS_A_LOOKUP - (len(labels) - 1).bit_length()
+        out: dict[str, set[int]] = {}
+        if room < 1:
+            among = _any_of(schema, "label", labels)
+            for word in words:
+                held = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, f, word)) for f in fields])
+                query = tantivy.Query.boolean_query([(tantivy.Occur.Must, held), (tantivy.Occur.Must, among)])
+                out[word] = {int(label) for label, _ in searcher.search(query, len(labels), order_by_field="label", count=False).hits}
+            return out
+        for start in range(0, len(words), room):
+            some = words[start : start + room]
+            places = [(tantivy.Occur.Should, tantivy.Query.const_score_query(tantivy.Query.term_query(schema, "label", label), float(i << len(some)))) for i, label in enumerate(labels)]
+            should = []
+            for bit, word in enumerate(some):
+                holds = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, f, word)) for f in fields])
+                should.append((tantivy.Occur.Should, tantivy.Query.const_score_query(holds, float(1 << bit))))
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), (tantivy.Occur.Must, tantivy.Query.boolean_query(places))])
+            found: dict[str, set[int]] = {word: set() for word in some}
+            for score, _ in searcher.search(query, len(labels), count=False).hits:
+                held = round(score)
+                label = labels[held >> len(some)]
+                for bit, word in enumerate(some):
+                    if held >> bit & 1:
+                        found[word].add(label)
+            out.update(found)
         return out
 
     def holders(self, words: tuple[str, ...], fields: tuple[str, ...], filters: Filters, limit: int) -> dict[str, set[tuple[str, str]]] | None:
