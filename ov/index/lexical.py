@@ -619,9 +619,10 @@ class LexicalIndex:
 
     def holding(self, terms: QueryTerms, fields: tuple[str, ...], labels: tuple[int, ...]) -> dict[str, set[int]]:
         """Query word -> the labels of the records of ``labels`` that hold it in one of ``fields``,
-        in one look-up for all the words (:meth:`_labels_holding`; a look-up a word cost the prompt
-        hook 47 look-ups a prompt); no record is loaded. Within :meth:`reading`, a label asked about
-        again (the rankings of a search share most of their candidates) is not looked up again."""
+        in one look-up for all the words (:meth:`_labels_holding`: up to 21 words beside 8 labels;
+        a look-up a word cost the prompt hook 47 look-ups a prompt); no record is loaded. Within
+        :meth:`reading`, a label asked about again (the rankings of a search share most of their
+        candidates) is not looked up again."""
         fields = tuple(f for f in fields if f not in self.lacks)
         reading = self._reading
         searcher = self._searcher()

@@ -2,8 +2,9 @@
 for every query: its BM25 against what a record holding every query word scores, capped by the share
 of the query's words it holds (:data:`FULL_SHARE`), blended with its cosine where vectors rank too.
 
-The cap takes one full-text look-up a query word over the records asked about, so it is computed only
-for the records whose relevance is read: the results shown, and the few it takes to know the best
+The cap takes a full-text look-up over the records asked about (one for all the query's words,
+:meth:`~ov.index.lexical.LexicalIndex.holding`), so it is computed only for the records whose
+relevance is read: the results shown, and the few it takes to know the best
 relevance of all (:meth:`Relevance.best`). Every candidate's cap cost a prompt's ranking as much as
 the rest of it (docs/benchmarks.md); the values are the same as when every candidate was counted.
 """
@@ -22,7 +23,7 @@ HELD_FIELDS = ("text", "title", "about", "speaker")
 # as without a cap (docs/benchmarks.md). One word of three reads 0.56 at most.
 FULL_SHARE = 0.6
 # How many candidates' caps one look-up counts while the best relevance is sought: the best is most
-# often among the first few by their uncapped relevance, and each round costs a look-up a word.
+# often among the first few by their uncapped relevance, and each round costs a look-up.
 BATCH = 8
 
 
@@ -58,7 +59,7 @@ class Relevance:
         return self._value(rid, self._cap.get(self._label.get(rid, -1), 1.0))
 
     def count(self, rids: Iterable[str]) -> None:
-        """Count the caps of ``rids`` not counted yet, together (one look-up a query word)."""
+        """Count the caps of ``rids`` not counted yet, together (one look-up for all the query's words)."""
         if not self._capped:
             return
         labels = tuple(dict.fromkeys(self._label[rid] for rid in rids if rid in self._label and self._label[rid] not in self._cap))
@@ -69,7 +70,7 @@ class Relevance:
         """The highest relevance of any candidate, 0.0 without candidates: the candidates taken in
         the order of their relevance uncapped (the most each can have), counted a batch at a time,
         until none left uncounted could pass the best counted. ``likely``: the candidates likely to
-        be shown, counted with the first batch (each round costs a look-up a query word)."""
+        be shown, counted with the first batch (each round costs a look-up)."""
         if self._best is not None:
             return self._best
         rids = sorted(self._own.keys() | self._vector.keys(), key=lambda rid: (-self._value(rid, 1.0), rid))
@@ -95,7 +96,8 @@ class Relevance:
 def shares_held(lexical, terms: QueryTerms, labels: tuple[int, ...]) -> dict[int, float]:
     """The most relevance each full-text candidate of ``labels`` may have for the share of the
     query's words it holds in its own fields or as its speaker (:data:`HELD_FIELDS`): a full match
-    from :data:`FULL_SHARE` of them, in proportion below. One look-up a query word.
+    from :data:`FULL_SHARE` of them, in proportion below. One look-up for the query's words, one
+    more for the names it spells.
 
     Its BM25 over several fields, short and with the floor on top, could pass what a record
     holding every word once scores: the profile answered "which port does the api use?" with
