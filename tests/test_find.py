@@ -2012,6 +2012,27 @@ def test_a_snippet_of_a_long_line_without_spaces_keeps_most_of_its_room():
     assert focus(prose, set(analyze("needle")), analyze, 100).startswith("…word ")
 
 
+def test_the_query_words_of_a_long_ascii_message_are_found_as_a_word_by_word_analysis_finds_them():
+    # An audit (scale, finding 1): a 100-170 KB message was analyzed and paired word by word for its
+    # snippet, 130-200 ms a result of a prompt hook. Each distinct word is analyzed once now; the
+    # places found are the same, stems ("consumers", "Consumer"), digits and over-long runs included.
+    import random
+
+    from ov.index.lexical import analyzer
+    from ov.retrieval.snippets import _spots
+
+    analyze = analyzer("english").analyze
+    rng = random.Random(7)
+    vocab = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(1, 8))) for _ in range(500)]
+    vocab += ["Kafka", "consumers", "Consumer", "lag", "lagging", "x41", "41", "kafkaesque", "K" + "a" * 70, "kafka" * 13]
+    text = "; ".join(" ".join(rng.choice(vocab) for _ in range(12)) for _ in range(800))
+    words = set(analyze("kafka consumer lag 41")) | {vocab[3]}
+    assert text.isascii() and len(text) > 50_000
+    found = _spots(text, words, analyze, None, 150)
+    assert found == _spots(text, words, analyze, analyze(text), 150) and len(found) > 100
+    assert _spots(text, {"absent"}, analyze, None, 150) == []
+
+
 def test_a_snippet_of_cjk_text_is_near_its_match():
     from ov.index.lexical import analyzer
     from ov.retrieval.snippets import focus

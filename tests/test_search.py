@@ -829,6 +829,32 @@ def test_messages_that_say_nothing_are_no_evidence(store):
         assert not says_nothing(outcome), outcome
 
 
+@pytest.mark.parametrize(
+    ("text", "nothing"),
+    [
+        ("thanks", True), ("Thanks so much, that's very helpful!", True), ("", True), ("[tool shell pending]", True),
+        ("[tool apply_patch completed] Success.", True), ("Morning Claude!", True), ("lol ok", True),
+        ("[tool Edit completed] The file src/app.py has been updated.", True),
+        ('[tool shell completed] {"output": "", "metadata": {"exit_code": 0}}', True),
+        ('[tool shell completed] {"output": "", "metadata": {"exit_code": 1}}', False),
+        ("[tool apply_patch completed] Success. Updated the following files:\nM app.py\nM b/c2.py", True),
+        ("thanks, 3 more", False), ("it failed", False), ("the tests pass", False), ("sorry, my mistake", False),
+        ("Thanks! the build is green", False), ("why is it slow?", False),
+        ("thanks " * 285, True),  # 1,995 characters: still read whole
+        ("thanks " * 286, False),  # 2,002: longer than courtesy is, not read
+        ("ok " * 10_000 + "works now", False),
+    ],
+)
+def test_whether_a_message_says_nothing_is_decided_from_its_length_before_its_words(text, nothing):
+    # An audit (scale, finding 1): each 40 KB message among a prompt's candidates was scanned whole
+    # (a digit, two regexes) before its words, 0.3-0.6 s of a year-old account's 1 s hook deadline.
+    # The decisions on short texts are the same as before; a text past COURTESY_CHARS says something.
+    from ov.sessions.messages import COURTESY_CHARS, says_nothing
+
+    assert says_nothing(text) is nothing
+    assert (len(text) > COURTESY_CHARS) <= (not nothing)
+
+
 def test_a_listing_of_code_the_session_changed_later_does_not_outrank_its_conclusion(store):
     # An audit (finding 9): asked about a fixed bug, the block showed the agent's Read of the old
     # code in full (it holds every word of the question) and the conclusion as a bare URI.

@@ -567,9 +567,17 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _TOOL_STATUS = re.compile(r"\[tool [^\]\s]+(?: [^\]\s]*)?\]")
 
 
+# The longest text :func:`says_nothing` reads: courtesy and a tool's confirmation are a line or two
+# (a Codex patch's list of a dozen files is under 1,000 characters). Past it a message says
+# something, and reading all of a pasted 40 KB log to learn so cost a year-old account's prompt
+# hook 0.3-0.6 s of its 1 s deadline, over every long message among the candidates.
+COURTESY_CHARS = 2000
+
+
 def courtesy_only(text: str, also: frozenset[str] = frozenset()) -> bool:
     """Whether ``text`` is made of :data:`COURTESY` words (and ``also``'s) only, numbers aside."""
-    return all(word in COURTESY or word in also for word in _LETTERS.findall(text.lower()))
+    # finditer: the first word of content ends it, without splitting the rest into words
+    return all(found.group() in COURTESY or found.group() in also for found in _LETTERS.finditer(text.lower()))
 
 
 def says_nothing(text: str) -> bool:
@@ -579,7 +587,10 @@ def says_nothing(text: str) -> bool:
     and where ("File created successfully at: /app/pricing.py", "The file app/tokens.py has been
     updated.", a shell's ``{"output": "", "metadata": {"exit_code": 0}}``). A tool line with its
     output ("[tool Bash completed] reformatted cart.py"), a number ("3 files") and an outcome ("it
-    works now", "it failed": a tool's bare status is no one's word on it) carry content."""
+    works now", "it failed": a tool's bare status is no one's word on it) carry content, and so
+    does any text longer than :data:`COURTESY_CHARS`."""
+    if len(text) > COURTESY_CHARS:
+        return False
     rest = _TOOL_STATUS.sub(" ", text)
     also = _STATUS
     if rest != text:
@@ -587,9 +598,8 @@ def says_nothing(text: str) -> bool:
         # results, ranked on their session's words, crowded the session's conclusion out of a block.
         rest = _FILE_NAME.sub(" ", _EMPTY_RUN.sub(_unless_failed, rest))
         also = _STATUS | _CONFIRMS
-    if any(ch.isdigit() for ch in rest) or SUCCESS_SAID.search(rest) or FAILURE_SAID.search(rest):
-        return False
-    return courtesy_only(rest, also)
+    # The word test first: it stops at the first word of content, which most messages begin with.
+    return courtesy_only(rest, also) and not (any(ch.isdigit() for ch in rest) or SUCCESS_SAID.search(rest) or FAILURE_SAID.search(rest))
 
 
 # The words of a tool's confirmation that it wrote what it was asked to, paths aside (Claude Code's
