@@ -72,6 +72,19 @@ def test_find_returns_a_chunk_with_its_lines_and_a_stemmed_match(docs):
     assert result["retrieval"]["embedding"]["available"] is False and result["retrieval"]["embedding"]["reason"]
 
 
+def test_a_snippet_shows_the_line_that_holds_the_word_the_file_name_does_not_say(ov):
+    # An audit (scale, finding 2): asked "staging server 41", a card of one fact a line showed its
+    # heading and first fact ("5 is at host5.internal"): the heading's two words, which the file's
+    # name says of every line, beat the one line that holds "41".
+    facts = "".join(f"- {n} is at host{n}.internal\n" for n in range(5, 305, 6))
+    write(ov, "viking://resources/cards/staging_server.md", "# Staging server\n\n" + facts)
+    [hit] = found(ov, "staging server 41", "-n", "1")["resources"]
+    assert "- 41 is at host41.internal" in hit["snippet"] and "host5.internal" not in hit["snippet"]
+    # Without another word, the file name's words are what there is to show: the heading.
+    [hit] = found(ov, "staging server", "-n", "1")["resources"]
+    assert hit["snippet"].startswith("1: # Staging server")
+
+
 def test_one_result_per_file_even_with_several_matching_chunks(ov):
     sections = "\n\n".join(f"## Part {i}\n\n" + "The release checklist matters. " * 60 for i in range(6))
     write(ov, "viking://resources/big.md", "# Big\n\n" + sections)

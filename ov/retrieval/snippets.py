@@ -39,7 +39,8 @@ def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0, qu
     A window of lines is worth the identifiers of ``query`` it spells (``parse_time``,
     ``QUERY_CHARS``: few lines of a file do, and those are what was asked about), then whether one
     of its lines defines one (``def parse_time``, ``QUERY_CHARS =``: the nearer its top the
-    better), then the distinct query words it holds, then how many of its lines hold one: three
+    better), then the distinct query words it holds (first those the file's name does not say: a
+    card ``staging_server.md`` is about the staging server in each line), then how many of its lines hold one: three
     lines that repeat one word lose to the line that holds both words of the query. The words of a path ``query`` names this file by
     (``ov/retrieval/find.py``) are no words to look for in it: its imports and comments said
     "retrieval" and "find", and won over the line asked about. Among windows worth as much, the
@@ -61,7 +62,7 @@ def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0, qu
         names = identifiers(query) if query else frozenset()
         spelled = [spells(line, names) for line in lines] if names else [frozenset()] * len(lines)
         defines = [bool(found) and _defines(line, found) for line, found in zip(lines, spelled, strict=True)]
-        best_at = _most_words(held, spelled, defines, window)
+        best_at = _most_words(held, spelled, defines, window, words.intersection(analyze(_file_name(record.uri))))
     start, end = _without_blank_ends(lines, best_at, window)
     first = record.start_line + start if record.start_line else start + 1
     at_lines = range(start, end)
@@ -76,6 +77,12 @@ def _indents(lines: list[str]) -> list[str]:
     leading = [line[: len(line) - len(line.lstrip())] if line.strip() else None for line in lines]
     margin = len(os.path.commonprefix([lead for lead in leading if lead is not None]))
     return [lead[margin:] if lead is not None else "" for lead in leading]
+
+
+def _file_name(uri: str) -> str:
+    """The name of ``uri``'s file without its extension: "staging_server" of ``…/staging_server.md``."""
+    name = uri.rstrip("/").rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if "." in name[1:] else name
 
 
 def _without_path_words(uri: str, words: set[str], analyze, query: str) -> set[str]:
@@ -102,24 +109,29 @@ def _defines(line: str, names: frozenset[str]) -> bool:
     return defined is not None and defined.lower() in names
 
 
-def _most_words(held: list[set[str]], spelled: list[frozenset[str]], defines: list[bool], window: int) -> int:
+def _most_words(held: list[set[str]], spelled: list[frozenset[str]], defines: list[bool], window: int, subject: set[str] = frozenset()) -> int:
     """Where the ``window`` lines worth the most start (see :func:`snippet_lines`); ``held``: the
     query words each line holds; ``spelled``: the query's identifiers it spells; ``defines``:
-    whether it defines one."""
+    whether it defines one; ``subject``: the query words the file's name says, which count after
+    the others."""
     counts = [len(h) for h in held]
-    best_at, best = 0, (-1, False, -window, -1, -1, -window)
+    best_at, best = 0, (-1, False, -window, -1, -1, -1, -window)
     for i in range(len(held) - window + 1):
         total = sum(counts[i : i + window])
         names = len(frozenset().union(*spelled[i : i + window]))
         defined = any(defines[i : i + window])
-        if (names, defined, 0, total, total) <= best[:5]:
+        if (names, defined, 0, total, total, total) <= best[:6]:
             continue  # it holds at most `total` distinct words and leads with a definition at best: it cannot do better
         # The line that defines (else spells) an identifier the nearer the window's top, the better.
         lead = next((k for k in range(window) if defines[i + k]), None) if defined else None
         if lead is None:
             lead = next((k for k in range(window) if spelled[i + k]), 0)
         # A definition shown from its first line (its signature, then its docstring) before more words.
-        worth = (names, defined, -lead if defined else 0, len(set().union(*held[i : i + window])), total, -lead)
+        # A word the file's name says is said of each of its lines: a card "staging_server.md" grows
+        # a fact a line ("- 41 is at host41.internal"), and asked "staging server 41", its heading's
+        # two words showed the first fact, not the one line that holds the word only it holds.
+        distinct = set().union(*held[i : i + window])
+        worth = (names, defined, -lead if defined else 0, len(distinct - subject), len(distinct), total, -lead)
         if worth > best:
             best_at, best = i, worth
     return best_at
