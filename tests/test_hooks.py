@@ -1813,6 +1813,17 @@ def test_where_do_i_live_gets_the_profile_before_an_old_session(ov, project, ov_
     assert "Berlin" in text
 
 
+def test_the_profile_shown_whole_first_is_not_shown_again_as_a_result(ov, project, ov_home):
+    # An audit (scale, finding 5): "what is my editor and which city do I live in?" got profile.md
+    # whole, then again as a search hit repeating its lines, and one result fewer of the rest.
+    for said in ("my editor is vim", "I live in Berlin", "my favourite language is Rust"):
+        assert ov("remember", said).exit_code == 0
+    assert ov("find", "editor").exit_code == 0  # the index built
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="what is my editor and which city do I live in?")))
+    assert text.count('<context uri="viking://user/default/memories/profile.md"') == 1
+    assert 'type="profile"' in text and "Editor: vim" in text and "Lives in Berlin" in text
+
+
 @pytest.mark.parametrize("prompt", ["thanks", "ok", "I know about me", "tell me", "ok do it", "nice one", "thanks, that's all about me today"])
 def test_a_remark_about_the_user_or_an_acknowledgement_stays_trivial(prompt):
     assert recall.is_trivial(prompt)

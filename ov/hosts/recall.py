@@ -39,6 +39,7 @@ import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ov.hosts.transcript import FENCE_TAG
 from ov.regex import LazyPattern
@@ -155,7 +156,7 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     profile = _profile(store, left)
     if profile is _NOT_TEXT:
         not_text.append(str(VikingURI((*memories.parts, "profile.md"))))
-    elif profile is not None and not take(*profile):
+    elif profile is not None and not take(profile.attrs, profile.element):
         omitted += 1
 
     if archive_of:
@@ -187,7 +188,13 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     return Block(fence("session-start", "\n".join(elements), **attrs), uris, omitted, not_text=not_text)
 
 
-def _profile(store, budget: int):
+class _Profile(NamedTuple):
+    attrs: list[tuple[str, str]]
+    element: str
+    whole: bool  # every line of it is in ``element``
+
+
+def _profile(store, budget: int) -> _Profile | object | None:
     """The profile's element within ``budget`` tokens, with its attributes: whole, or, too long to
     fit, its key lines and newest lines in half of it, with the way to the rest (dropped whole, the
     agent lost the user's name and editor). None without a profile, :data:`_NOT_TEXT` for one that
@@ -204,7 +211,9 @@ def _profile(store, budget: int):
         return None
     attrs = [("uri", str(uri)), ("type", "profile")]
     whole = render_element(attrs, content)
-    return attrs, whole if estimate_tokens(whole) + 1 <= budget else _profile_lines(uri, content, budget // 2)
+    if estimate_tokens(whole) + 1 <= budget:
+        return _Profile(attrs, whole, True)
+    return _Profile(attrs, _profile_lines(uri, content, budget // 2), False)
 
 
 def _profile_lines(uri: VikingURI, content: str, budget: int) -> str:
@@ -534,6 +543,10 @@ def prompt(
     # resumed session's start block has its last overview (it came twice in one request).
     left_out = (session_uri(store, session_id).path,) if session_id is not None else ()
     left_out += _other_projects(store, asking)
+    if profile is not None and profile.whole:
+        # Shown whole above the results: a hit of it repeated its lines (the same file twice in one
+        # block). Cut to its key and newest lines, a hit may show a line it left out.
+        left_out += (VikingURI(("user", store.identity.user, "memories", "profile.md")).path,)
     added = projects(store, cwd)
     options = SearchOptions(
         session_id=session_id,
@@ -607,12 +620,12 @@ def _other_projects(store, session_id: str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _with_profile(profile: tuple[list[tuple[str, str]], str], block) -> Block:
+def _with_profile(profile: _Profile, block) -> Block:
     """The prompt's block with the user's profile first (a question about the user), then the
     entries of ``block`` (a context block, or None when the search found nothing to show)."""
     from ov.retrieval.context import HEADER, SEPARATOR
 
-    attrs, element = profile
+    attrs, element = profile.attrs, profile.element
     entries = block.rendered.split(SEPARATOR, 1)[1] if block is not None else ""
     body = SEPARATOR.join([HEADER, element, *([entries] if entries else [])])
     uris = [dict(attrs)["uri"], *(e.uri for e in block.entries)] if block is not None else [dict(attrs)["uri"]]
