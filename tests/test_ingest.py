@@ -1628,6 +1628,29 @@ def test_a_random_looking_password_assignment_is_redacted_in_any_file(ov, ov_hom
     assert ov("read", "viking://resources/proj/app.py").stdout == 'password = request.form["password"]\nEXAMPLE_PASSWORD = "hunter2"\n'
 
 
+def test_status_walks_heads_tree_once(ov, monkeypatch):
+    # An audit (scale, finding 6): `ov status` walked HEAD's tree a second time to find notebooks
+    # stored as JSON, a third of a 1.5 s status at 16,000 files.
+    from ov.store.gitstore import GitStore
+
+    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Churn"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    assert ov("write", "viking://resources/nbs/churn.ipynb", "--content", json.dumps(notebook)).exit_code == 0
+    for i in range(5):
+        assert ov("write", f"viking://resources/docs/d{i}.md", "--content", f"# doc {i}").exit_code == 0
+    walked = []
+    entries = GitStore.iter_entries
+
+    def counted(self, tree_id, prefix=""):
+        for entry in entries(self, tree_id, prefix):
+            walked.append(entry[0])
+            yield entry
+
+    monkeypatch.setattr(GitStore, "iter_entries", counted)
+    result = ov("status", "--json").json["result"]
+    assert result["notebooks_as_json"] == ["viking://resources/nbs/churn.ipynb"]
+    assert len(walked) == len(set(walked)) and "resources/docs/d0.md" in walked
+
+
 def test_fsck_names_a_notebook_an_older_ov_stored_as_json_with_the_add_that_converts_it(ov, ov_home, tmp_path):
     """(found by a review) A notebook added before notebooks were stored as Markdown stays JSON,
     searched and shown as such: fsck says so with the command that converts it, and changes nothing."""

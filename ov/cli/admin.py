@@ -63,7 +63,7 @@ def status() -> None:
         # Changed here, deleted on the remote: the last pull kept ours; listed until it changes again.
         "kept_deleted_there": [_uri(p) for p in remotes.kept_conflicts(rt.store)] if rt.store.exists else [],
         # Searched and shown as JSON until added again; `ov fsck` names them and the add that converts them.
-        "notebooks_as_json": [_uri(p) for p in notebooks.at_head(rt.store.git)] if report.head else [],
+        "notebooks_as_json": [_uri(p) for p in notebooks.at_head(rt.store.git, changes.committed)] if report.head else [],
     }
 
     def human() -> None:

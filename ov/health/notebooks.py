@@ -29,13 +29,16 @@ def stored_as_json(paths_and_data: list[tuple[str, bytes]]) -> list[str]:
     return found
 
 
-def at_head(git) -> list[str]:
+def at_head(git, committed: dict[str, bytes] | None = None) -> list[str]:
     """HEAD's notebooks stored as JSON, for ``ov status``: one line there, ``ov fsck`` the rest. A
-    blob that is missing or damaged is fsck's to report, not counted here."""
+    blob that is missing or damaged is fsck's to report, not counted here. ``committed``: HEAD's
+    files (path -> blob id) when the caller walked its tree already."""
     from ov.store.gitstore import object_damage
 
+    if committed is None:
+        committed = {path: sha for path, _mode, sha in git.iter_entries(git.tree_of(git.head()))}
     found = []
-    for path, _mode, sha in git.iter_entries(git.tree_of(git.head())):
+    for path, sha in committed.items():
         if path.lower().endswith(".ipynb"):
             try:
                 found.append((path, git.blob_data(sha)))

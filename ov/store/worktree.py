@@ -38,6 +38,9 @@ class WorktreeChanges:
     # ov never writes them, so they are among ``deleted`` too, and a snapshot commit drops them
     # from the tree without touching what is at the place they name.
     unsafe: dict[str, str] = field(default_factory=dict)
+    # HEAD's files (path -> blob id) the work tree was compared with: what else `ov status` asks of
+    # HEAD's tree is read from it, not from a second walk (0.5 s at 16,000 files).
+    committed: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def clean(self) -> bool:
@@ -62,7 +65,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     index_path = Path(git.repo.index_path())
     index = Index(str(index_path)) if index_path.exists() else None
     index_mtime = index_path.stat().st_mtime_ns if index is not None else 0
-    changes = WorktreeChanges()
+    changes = WorktreeChanges(committed=committed)
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     racy = False
     for rel, st in _walk(git.worktree, changes.ignored, changes.temporary, changes.repositories):
