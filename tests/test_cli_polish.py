@@ -739,7 +739,7 @@ def test_common_options_may_come_before_the_command(ov):
 def test_common_options_may_come_between_a_group_and_its_command(ov):
     """`ov session --json list` and `ov snapshot --account default log` were "No such option"."""
     assert ov("session", "new", "--id", "s1").exit_code == 0
-    assert ov("session", "--json", "list").json["result"][0]["session"] == "s1"
+    assert ov("session", "--json", "list").json["result"]["sessions"][0]["session"] == "s1"
     assert ov("snapshot", "--account", "default", "--json", "log", "-n", "1").json["result"][0]["command"] == "session new"
     assert ov("--json", "snapshot", "--account=default", "log", "-n", "1").json["ok"]  # before and between at once
     elsewhere = ov("session", "--account", "elsewhere", "--json", "list")

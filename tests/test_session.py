@@ -34,10 +34,25 @@ def test_new_add_show_list(ov, ov_home):
     assert shown["messages"][1]["parts"][1] == {"type": "tool", "tool_name": "bash", "tool_input": {"cmd": "make deploy"}, "tool_output": "ok", "tool_status": "completed"}
     assert shown["messages"][0]["id"].startswith("msg_") and shown["messages"][0]["created_at"].endswith("Z")
     assert shown["meta"]["message_count"] == 2 and shown["meta"]["pending_tokens"] > 0
-    listed = ov("session", "list", "--json").json["result"]
+    listed = ov("session", "list", "--json").json["result"]["sessions"]
     assert [row["session"] for row in listed] == ["s1"]
     lines = (session_dir(ov_home, "s1") / "messages.jsonl").read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["id"] for line in lines)
+
+
+def test_session_list_shows_the_most_recently_active_and_says_how_many_more(ov):
+    # An audit (scale, finding 7): a year of use printed 1,500 sessions (118 KB) every time.
+    for i in range(4):
+        assert ov("session", "add", f"s{i}", "--text", f"topic {i}").exit_code == 0
+    every = ov("session", "list", "--json", "--all").json["result"]
+    assert every["total"] == 4 and len(every["sessions"]) == 4
+    first = ov("session", "list", "-n", "2", "--json").json["result"]
+    assert first == {"sessions": every["sessions"][:2], "total": 4}
+    shown = ov("session", "list", "--limit", "2")
+    assert shown.stdout.splitlines() == ov("session", "list").stdout.splitlines()[:2]
+    assert "2 more sessions not listed" in shown.stderr and "`ov session list --all`" in shown.stderr
+    assert ov("session", "list", "--limit", "0", "--json").json["result"] == every
+    assert "more session" not in ov("session", "list").stderr  # 4 of the 50 listed by default
 
 
 def test_another_local_user_cannot_read_a_transcript(ov, monkeypatch, umask_022, other_user):
@@ -462,7 +477,7 @@ def test_delete_session(ov, ov_home):
     assert ov("session", "add", "gone", "--text", "x").exit_code == 0
     assert ov("session", "delete", "gone").exit_code == 0
     assert not session_dir(ov_home, "gone").exists()
-    assert ov("session", "list", "--json").json["result"] == []
+    assert ov("session", "list", "--json").json["result"]["sessions"] == []
 
 
 def _break(ov, ov_home: Path, sid: str, name: str, text: str) -> None:
@@ -498,20 +513,20 @@ def test_a_damaged_meta_is_a_clear_error_naming_the_file_and_changes_nothing(ov,
         hint = result.error["hint"]
         assert f"ov snapshot restore REV --uri {uri}" in hint and "ov session delete s" in hint and "ov snapshot commit" in hint
     assert store_state() == before
-    listed = ov("session", "list", "--json").json["result"]
+    listed = ov("session", "list", "--json").json["result"]["sessions"]
     assert [(row["session"], row["damaged"].startswith(problem)) for row in listed] == [("s", True)]
     assert "s  damaged .meta.json: " + problem in ov("session", "list").stdout
     # The first way out the hint gives: the version before the hand edit.
     assert ov("snapshot", "restore", "HEAD~1", "--uri", uri).exit_code == 0
     assert ov("commit", "s", "--json").json["result"]["archived"] == 1
-    assert ov("session", "list", "--json").json["result"][0]["damaged"] is None
+    assert ov("session", "list", "--json").json["result"]["sessions"][0]["damaged"] is None
 
 
 def test_a_damaged_session_can_be_deleted(ov, ov_home):
     assert ov("session", "add", "s", "--text", "hello").exit_code == 0
     _break(ov, ov_home, "s", ".meta.json", "{")
     assert ov("session", "delete", "s").exit_code == 0
-    assert ov("session", "list", "--json").json["result"] == []
+    assert ov("session", "list", "--json").json["result"]["sessions"] == []
 
 
 def test_lines_of_messages_jsonl_in_other_shapes_are_read_without_a_crash(ov, ov_home):
@@ -539,7 +554,7 @@ def test_session_list_and_commit_agree_on_what_a_session_is(ov, ov_home):
     """A folder moved into sessions/ was listed as a session that `ov commit` said did not exist."""
     assert ov("write", "viking://resources/x/a.md", "--content", "hello").exit_code == 0
     assert ov("mv", "viking://resources/x", "viking://~/sessions/x").exit_code == 0  # it holds no session record
-    assert ov("session", "list", "--json").json["result"] == []
+    assert ov("session", "list", "--json").json["result"]["sessions"] == []
     for argv in (["commit", "x"], ["session", "show", "x"], ["session", "delete", "x"]):
         result = ov(*argv, "--json")
         assert result.exit_code == 1 and result.error["code"] == "not_found", argv
@@ -548,12 +563,12 @@ def test_session_list_and_commit_agree_on_what_a_session_is(ov, ov_home):
     assert made.error["message"] == "viking://user/default/sessions/x already exists and is not a session (it has no .meta.json)"
     # `session add` creates the session where there was none, and then every command knows it.
     assert ov("session", "add", "x", "--text", "hello there.").exit_code == 0
-    assert [row["session"] for row in ov("session", "list", "--json").json["result"]] == ["x"]
+    assert [row["session"] for row in ov("session", "list", "--json").json["result"]["sessions"]] == ["x"]
     assert ov("commit", "x", "--json").json["result"]["archived"] == 1
     # A session is named by its folder, as `ov commit` takes it, whatever its meta says.
     (session_dir(ov_home, "x") / ".meta.json").write_text(json.dumps({"session_id": "other"}))
     assert ov("snapshot", "commit", "-m", "hand edit").exit_code == 0
-    assert [row["session"] for row in ov("session", "list", "--json").json["result"]] == ["x"]
+    assert [row["session"] for row in ov("session", "list", "--json").json["result"]["sessions"]] == ["x"]
     assert ov("session", "show", "x", "--json").json["result"]["session"] == "x"
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, for_terminal, nothing, plain, short, warn
+from ov.cli.output import emit, for_terminal, note, nothing, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime, standard_input
 from ov.errors import InvalidInput
 from ov.wording import counted
@@ -30,15 +30,26 @@ def session_new(
     emit({"session": sid, "uri": result.uris[0], "commit": result.commit}, lambda: plain(sid))
 
 
+# A year of use holds 1,500 sessions (118 KB of lines); the newest are what a look is for.
+LISTED_SESSIONS = 50
+
+
 @app.command("list", cls=ReadCommand)
-def session_list() -> None:
-    """List the current user's sessions, most recently active first."""
+def session_list(
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=0, help="Show at most this many, the most recently active (0: all).")
+    ] = LISTED_SESSIONS,
+    every: Annotated[bool, typer.Option("--all", help="List every session (as --limit 0).")] = False,
+) -> None:
+    """List the current user's sessions, most recently active first (the newest 50 unless told)."""
     from ov.sessions import session
 
-    rows = session.list_sessions(runtime().store)
+    everything = session.list_sessions(runtime().store)
+    rows = everything if every or not limit else everything[:limit]
+    more = len(everything) - len(rows)
 
     def human() -> None:
-        if not rows:
+        if not everything:
             nothing("no sessions yet: `ov session new` or `ov session add SESSION --text ...`")
         for row in rows:
             if row["damaged"]:
@@ -46,8 +57,10 @@ def session_list() -> None:
                 continue
             pending = f", memory extraction failed: {counted(len(row['extraction_pending']), 'archive')} to extract again" if row["extraction_pending"] else ""
             plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {counted(row['commits'], 'commit')}, updated {row['updated_at']}{pending}")
+        if more:  # on stderr: a pipe reading the list gets sessions only
+            note(f"{counted(more, 'more session')} not listed, less recently active: `ov session list --all` lists them all")
 
-    emit(rows, human)
+    emit({"sessions": rows, "total": len(everything)}, human)
 
 
 @app.command("show", cls=ReadCommand)
@@ -283,8 +296,8 @@ def refile(
         if not result.moves:
             nothing("no dated note to re-file: every one is where `ov remember` puts it")
             return
-        for note, held in result.moves:
-            plain(f"{note} -> {', '.join(held)}")
+        for moved, held in result.moves:
+            plain(f"{moved} -> {', '.join(held)}")
         plain(f"{'would re-file' if dry_run else 're-filed'} {counted(len(result.moves), 'dated note')}" + (f" (commit {short(result.commit)})" if result.commit else ""))
 
     emit(result.to_dict(), human)
