@@ -301,6 +301,22 @@ def test_an_unfiltered_log_says_when_it_stops_at_its_cap(ov, monkeypatch):
     assert ov("snapshot", "log", "--json").stderr == ""
 
 
+def test_the_log_lists_the_newest_commits_and_says_when_older_ones_are_left(ov):
+    # An audit (scale, finding 7): a year of use printed 3,153 commits (393 KB) without -n; the
+    # default is the newest 50, as `ov session list` lists the 50 most recently active sessions.
+    from ov.cli.snapshot import LISTED_COMMITS
+
+    assert LISTED_COMMITS == 50
+    for i in range(3):
+        assert ov("write", f"viking://resources/n{i}.md", "--content", f"{i}\n").exit_code == 0
+    every = ok(ov("snapshot", "log", "--json"))
+    assert len(every) == 4  # init and three writes: all under the default
+    newest = ov("snapshot", "log", "-n", "2", "--json")
+    assert ok(newest) == every[:2] and "older commits not listed (the newest 2 are)" in newest.stderr and "--all" in newest.stderr
+    assert ov("snapshot", "log", "-n", "4").stderr == ""  # none left: nothing to say
+    assert ok(ov("snapshot", "log", "--all", "--json")) == ok(ov("snapshot", "log", "-n", "0", "--json")) == every
+
+
 def test_log_and_show_json_of_a_session_commit_snapshot(ov, ov_home, snapshot):
     """The shape scripts read: a session commit's log entry (hand edits and the URI count
     included) and show's fields around it; ids and times masked."""

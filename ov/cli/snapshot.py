@@ -35,6 +35,8 @@ def snapshot_commit(
     emit(payload, lambda: plain(text))
 
 
+# A year of use makes 3,000 commits (393 KB of lines); the newest are what a look is for.
+LISTED_COMMITS = 50
 UriOption = Annotated[str | None, typer.Option("--uri", "-u", help="Only this file or subtree.")]
 StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed file with its added and removed lines, not the diffs (with --json: `added` and `removed` per file, the totals in `stat`).")]
 
@@ -42,7 +44,8 @@ StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed f
 @app.command("log", cls=ReadCommand)
 def snapshot_log(
     uri: UriOption = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Show at most this many commits.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Show at most this many commits, the newest (0: all).")] = LISTED_COMMITS,
+    every: Annotated[bool, typer.Option("--all", help="List every commit (as --limit 0).")] = False,
     after: Annotated[str | None, typer.Option("--after", help="Only commits made after this time (2h, 7d, 2026-05-01), as `ov find --after`.")] = None,
     before: Annotated[str | None, typer.Option("--before", help="Only commits made before this time.")] = None,
     via: Annotated[
@@ -53,7 +56,7 @@ def snapshot_log(
         list[str] | None, typer.Option("--command", help="Only commits of this command (remember, commit, pull, ...); repeat for several.", show_default=False)
     ] = None,
 ) -> None:
-    """List commits newest first (those a pull merged in too): author, command, the URIs each touched, hand edits it kept."""
+    """List commits newest first (those a pull merged in too): author, command, the URIs each touched, hand edits it kept (the newest 50 unless told)."""
     from ov.history import snapshots as history
     from ov.timespec import parse_time
 
@@ -64,9 +67,13 @@ def snapshot_log(
         via=tuple(via or ()),
         commands=tuple(command or ()),
     )
-    found = history.log(store, store.uri(uri) if uri else None, limit, where=where)
-    entries = found.entries
-    if found.capped:
+    limit = None if every or not limit else limit
+    # One more than shown says whether older ones are left, without reading all of a long history.
+    found = history.log(store, store.uri(uri) if uri else None, limit + 1 if limit else None, where=where)
+    entries = found.entries[:limit] if limit else found.entries
+    if limit and len(found.entries) > limit:
+        note(f"older commits not listed (the newest {limit} are): `-n N` for more, `--all` for every one")
+    if found.capped and (limit is None or limit > history.MAX_LOG):  # not the one more asked for
         note(f"only the newest {len(entries):,} commits are listed: narrow the log with --after, --before or --uri to see older ones")
 
     def human() -> None:
