@@ -278,8 +278,16 @@ def _ascii_spots(text: str, words: set[str], analyze) -> list[tuple[int, int, st
     term_of = {word: term for word, term in zip(distinct, terms, strict=True) if term in words}
     if not term_of:
         return []
-    matching = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, sorted(term_of))) + r")(?![A-Za-z0-9])")  # whole words only
-    return [(found.start(), found.end(), term_of[found.group()]) for found in matching.finditer(text)]
+    # Literals alone (no look-around, which made the search 30 times slower), longest first: where a
+    # word of ``term_of`` starts, the longest one there is the whole word if any is. A match inside
+    # a longer word is dropped; it never hides a whole word, which starts after a non-alnum character.
+    matching = re.compile("|".join(map(re.escape, sorted(term_of, key=lambda word: (-len(word), word)))))
+    end = len(text)
+    return [
+        (found.start(), found.end(), term_of[found.group()])
+        for found in matching.finditer(text)
+        if (found.start() == 0 or not text[found.start() - 1].isalnum()) and (found.end() == end or not text[found.end()].isalnum())
+    ]
 
 
 def clip(text: str, limit: int) -> str:
