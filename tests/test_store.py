@@ -838,6 +838,27 @@ def test_the_first_write_of_an_account_makes_its_repository_once(ov_home: Path, 
     assert made == [True] and discarded and not failing.exists
 
 
+def test_a_writer_warming_up_beside_another_process_making_or_discarding_the_repository_goes_on(ov_home: Path, monkeypatch):
+    """(a flaky concurrency test) A writer opens the repository before it takes the lock. While
+    another process's first command was making it (its .git there, its objects not yet) or had
+    just discarded the one it made, that opening failed the writer ("no account repository"),
+    though under the lock it would have found, or made, the repository itself."""
+    making = Store(Home(ov_home), Identity(account="making"), Config())
+    (making.root / ".git").mkdir(parents=True)  # mid-way through another process's init
+    making.git.warm_up()
+    assert making.git._repo is None
+    shutil.rmtree(making.root / ".git")  # that process failed and discarded it
+    making.write(making.uri("viking://resources/a.md"), b"a\n")
+    assert making.read(making.uri("viking://resources/a.md")).content == "a\n"
+
+    discarded = Store(Home(ov_home), Identity(account="discarded"), Config())
+    (discarded.root / ".git").mkdir(parents=True)
+    seen = iter([True, False])  # there at the check, gone when opened
+    monkeypatch.setattr(GitStore, "exists", property(lambda self: next(seen, self.worktree.joinpath(".git").is_dir())))
+    discarded.git.warm_up()
+    assert discarded.git._repo is None
+
+
 def test_a_first_transaction_that_commits_nothing_leaves_no_account_behind(store: Store, ov_home: Path):
     """Only a failed first transaction discarded the repository it made: one that found nothing
     to change (a dry run, a retry with nothing new) made the account, with an "ov init" commit

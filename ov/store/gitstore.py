@@ -363,7 +363,15 @@ class GitStore:
         from ov.store import gitindex  # noqa: F401
 
         if self.exists:
-            self.repo  # noqa: B018 - opened (and cached) now, outside the lock
+            from dulwich.errors import NotGitRepository
+
+            try:
+                self.repo  # noqa: B018 - opened (and cached) now, outside the lock
+            except (StoreCorrupt, NotGitRepository):
+                # Another process's first command is making the repository (its .git is there,
+                # its objects not yet) or discarded the one it made (it committed nothing).
+                # Warming up is only a head start: under the lock the command sees what there is.
+                self._repo = None
 
     def init(self, author: Author, message: str) -> bool:
         """Create the repository with an empty first commit; False if it already exists."""
