@@ -1655,22 +1655,31 @@ def _commit_as_an_older_ov(folder: Path, archive: str, kept: int) -> None:
     (folder / ".meta.json").write_text(json.dumps(meta))
 
 
+def _archived_by_this_ov_then_an_older_one(ov, ov_home, first: int, then: int, *, kept: int):
+    """Session "s": messages m0..m{first-1} archived by this ov, then up to m{then-1} archived by an
+    older ov that kept no record of them (:func:`_commit_as_an_older_ov`), committed to the store."""
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+
+    store = _store()
+    add_messages(store, "s", _turns(0, first))
+    commit_session(store, "s")
+    folder = session_dir(ov_home, "s")
+    add_messages(store, "s", _turns(first, then))
+    _commit_as_an_older_ov(folder, "archive_002", kept=kept)
+    assert ov("snapshot", "commit", "-m", "as an older ov left it").exit_code == 0
+    return store, folder
+
+
 def test_archives_an_older_ov_committed_between_two_of_this_ovs_are_never_added_again(ov, ov_home, monkeypatch):
     """main → older ov → main: the older ov archived messages without recording them, and left
     `archived_count` as it was. The window in .meta.json then seemed complete, so a resend of the
     older ov's first messages, or of this ov's own early ones, added them a second time."""
-    from ov.sessions.commit import commit_session
     from ov.sessions.session import add_messages
 
     monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 2)
     monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 2)
-    store = _store()
-    add_messages(store, "s", _turns(0, 3))
-    commit_session(store, "s")
-    folder = session_dir(ov_home, "s")
-    add_messages(store, "s", _turns(3, 9))
-    _commit_as_an_older_ov(folder, "archive_002", kept=2)
-    assert ov("snapshot", "commit", "-m", "as an older ov left it").exit_code == 0
+    store, folder = _archived_by_this_ov_then_an_older_one(ov, ov_home, 3, 9, kept=2)
     fsck = ov("fsck", "--json").json["result"]
     (note,) = [f for f in fsck["findings"] if "record of archived messages" in f["message"]]
     assert "sessions/s (archive_002)" in note["message"] and note["severity"] == "note"
@@ -1688,13 +1697,7 @@ def test_a_commit_completes_the_record_an_older_ov_left_behind(ov, ov_home):
     from ov.sessions.commit import commit_session
     from ov.sessions.session import add_messages
 
-    store = _store()
-    add_messages(store, "s", _turns(0, 2))
-    commit_session(store, "s")
-    folder = session_dir(ov_home, "s")
-    add_messages(store, "s", _turns(2, 5))
-    _commit_as_an_older_ov(folder, "archive_002", kept=2000)
-    assert ov("snapshot", "commit", "-m", "as an older ov left it").exit_code == 0
+    store, folder = _archived_by_this_ov_then_an_older_one(ov, ov_home, 2, 5, kept=2000)
     add_messages(store, "s", _turns(5, 6), resent=False)
     commit_session(store, "s")
     meta = json.loads((folder / ".meta.json").read_text())
