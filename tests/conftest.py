@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,13 @@ import pytest
 from ov.cli.main import run
 
 SCRUBBED_PREFIXES = ("GIT_", "OV_", "OPENVIKING_")
+
+# Some tests press Ctrl-C (SIGINT) at chosen instants, in this process and in the ov processes it
+# starts. A shell starts a background job, `nohup` and some CI runners a command, with SIGINT
+# ignored, which every child inherits, and Python then raises no KeyboardInterrupt: those tests
+# failed there while ov did right (an ignored Ctrl-C is ignored). A terminal's Ctrl-C is restored.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests keep no example database in the checkout: each run is hermetic like the others.
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
