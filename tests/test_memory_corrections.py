@@ -1633,6 +1633,18 @@ CASES = [
     pytest.param(["I'm allergic to peanuts", "I'm passionate about Rust", "I'm learning Rust"],
                  {"profile.md": "- Is allergic to peanuts\n- Is passionate about Rust\n- Is learning Rust"}, None,
                  id="what-the-user-lastingly-is-stays-theirs"),
+    # (memfix17b) "wait, no" opens a correction as "no wait" does, and a subjectless switch after the
+    # value ("..., switched a couple of weeks ago") says the change as "now" does, with its time left out
+    pytest.param(["My editor is VS Code.", "wait no, I use Zed now, switched a couple of weeks ago"], {"profile.md": "- Editor: Zed"}, None,
+                 id="wait-no-corrects-a-stored-line"),
+    pytest.param([["My editor is VS Code. Wait, no, it's Zed."]], {"profile.md": "- Editor: Zed"}, None, id="wait-no-its-x-in-a-session"),
+    pytest.param(["My shell is bash", "I use fish, switched last month", "I live in London", "I live in Berlin, moved in 2024"],
+                 {"profile.md": "- Shell: fish\n- Lives in Berlin"}, None, id="a-switch-said-after-the-value-is-a-change"),
+    pytest.param(["My editor is VS Code", "I switched to Zed a couple of weeks ago"], {"profile.md": "- Editor: Zed"}, None,
+                 id="a-couple-of-weeks-ago-is-when-not-the-value"),
+    pytest.param(["My editor is Vim", "wait, no problem, my editor is Zed"],
+                 {"profile.md": "- Editor: Vim", f"events/{TODAY:%Y/%m/%d}/wait_no_problem.md": "- Wait, no problem, my editor is Zed"},
+                 None, id="wait-no-problem-corrects-nothing"),
 ]
 
 

@@ -113,7 +113,7 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
 WHEN_TAIL = (
     rf"\s+(?i:last|(?!{tx.THIS_PROJECT})this|a\s+few|recently|yesterday|today|since|as\s+of|in\s+\d{{4}}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
     r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
-    r"(?:\w+|a)\s+(?:years?|months?|weeks?|days?)\s+ago)\b.*"
+    r"(?:\w+|a|a\s+couple\s+of|several)\s+(?:years?|months?|weeks?|days?)\s+ago)\b.*"
 )
 _WHEN_RE = re.compile(rf"{WHEN_TAIL}$")
 

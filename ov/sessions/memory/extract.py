@@ -66,12 +66,13 @@ X, remember that; X. Remember that.       note in events/ (see :mod:`ov.sessions
 remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / scratch      corrects the statement it refers to (see corrections);
 that, X / I was wrong, X / no wait, X /   after a lead "it's X" is "I meant X", and so is a
-update: X / no, I meant X / I meant X;    name alone after "sorry, " (:mod:`meant`)
+wait no, X / update: X / no, I meant X /  name alone after "sorry, " (:mod:`meant`)
+I meant X;
 correction to what I said before: X;
 changed my mind, X / on second thought, X;
 X now; now X; I now X; X these days; X
 instead; going forward / from here on /
-as of Monday, X
+as of Monday, X; X, switched last month
 =======================================  ====================================================
 
 ``ov remember`` reads its text as asked to be remembered: a clause no rule

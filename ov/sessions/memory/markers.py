@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory.capitals import NAME_WORD
+from ov.sessions.memory.changes import WHEN_TAIL
 from ov.sessions.memory.rules import INSTRUCTION_VERBS
 
 # "now", "these days", "instead" say that a statement replaces an older one (as "actually" does,
@@ -22,17 +23,25 @@ _FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?f
 _AS_OF = rf"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:{NAME_WORD})(?:\s+\d+)?)"
 _CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
 _CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF})$", re.I)  # ("as of" too: since when)
+# "I use Zed now, switched a couple of weeks ago", "I'm at Stripe, changed jobs in the spring": a
+# switch said after the value, without its subject, says the change as "now" does (and when it was,
+# which is no part of the value).
+_SWITCHED_TAIL_RE = re.compile(
+    r",\s*(?:(?:I|we)(?:'ve|\s+have)?\s+)?(?:just\s+|recently\s+)?(?:switched|changed|moved|migrated)"
+    rf"(?:\s+(?:over|jobs?|teams?|companies|editors?|it|them))?(?:{WHEN_TAIL})?$",
+    re.IGNORECASE,
+)
 # "I now prefer", "I actually prefer": the adverb after the subject marks the change as well; so
 # does "now" after a named subject ("the api now listens on port 7000", "our CI now runs on ...").
 _CHANGE_INNER_RE = re.compile(
     r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+|^(?P<s>(?:the|our|my|we)\b(?:\s+[\w.+-]+){0,3}?)\s+now\s+(?=[a-z])"
 )
 # What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
-# that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
-# comma: "update the docs" is a task), "Changed my mind, ...", "On second thought, ...". A correction's heading says
+# that, ...", "I was wrong, ...", "No wait, ...", "Wait, no, ...", "Update: ..." ("update" only before a colon or
+# comma: "update the docs" is a task; "wait, no problem" is no correction), "Changed my mind, ...", "On second thought, ...". A correction's heading says
 # what it corrects before its colon: "Correction to what I said before: ...". The marker is not part of what is stored.
 CORRECTION_MARKER = (
-    r"(?:actually|correction(?:\s+(?:to|of|on|about)\s+[^:.!?\n]{1,40}?(?=\s*:))?|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-])|"
+    r"(?:actually|correction(?:\s+(?:to|of|on|about)\s+[^:.!?\n]{1,40}?(?=\s*:))?|scratch\s+that|I\s+was\s+wrong|no,?\s+wait|wait,?\s+no\b(?!\s+(?:problem|worries|rush|need|hurry|idea|way|big)\b)|update(?=\s*[:,\u2013\u2014-])|"
     r"(?:I(?:'ve|\s+have)?\s+)?changed\s+my\s+mind|on\s+second\s+thoughts?)\b"
 )
 # A correction's opening with what follows the marker: "Scratch that, ", "Correction: ", "Scratch that - ".
@@ -82,7 +91,7 @@ def unmark(clause: str) -> tuple[str, bool]:
     editor is actually Emacs" keeps its "actually" here: the rules read it as part of the value.)
     """
     changed = False
-    stripped = _CHANGE_LEAD_RE.sub("", clause)
+    stripped = _SWITCHED_TAIL_RE.sub("", _CHANGE_LEAD_RE.sub("", clause))
     changed |= stripped != clause
     while tail := _CHANGE_TAIL_RE.search(stripped):
         before = stripped[: tail.start()]
