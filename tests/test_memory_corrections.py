@@ -1645,6 +1645,16 @@ CASES = [
     pytest.param(["My editor is Vim", "wait, no problem, my editor is Zed"],
                  {"profile.md": "- Editor: Vim", f"events/{TODAY:%Y/%m/%d}/wait_no_problem.md": "- Wait, no problem, my editor is Zed"},
                  None, id="wait-no-problem-corrects-nothing"),
+    # (memfix17b) the team's switch for a purpose, without the old tool, replaces the team's use for it
+    pytest.param(["We use helm for deploys", "We switched to argocd for deploys"], {"profile.md": "- Team uses argocd for deploys"}, None,
+                 id="a-teams-switch-for-a-purpose-replaces-its-use"),
+    pytest.param(["Our team uses Jenkins for CI", "We've moved over to GitHub Actions for CI", "I use click for CLIs"],
+                 {"profile.md": "- Team uses GitHub Actions for CI\n- Uses click for CLIs"}, None,
+                 id="a-teams-switch-leaves-the-users-own-use"),
+    pytest.param(["We use Jenkins for CI", "We moved from Jenkins to GitHub Actions"], {"profile.md": "- Team uses GitHub Actions for CI"}, None,
+                 id="a-teams-move-from-to-replaces-its-use"),
+    pytest.param([["We use helm for deploys"], ["We switched to argocd for deploys"]], {}, None,
+                 id="a-teams-switch-in-a-session-only-corrects"),
 ]
 
 

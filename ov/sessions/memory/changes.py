@@ -50,7 +50,7 @@ VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually 
 # or for a role, which says the same ("to typer as our CLI framework": rivals.ROLE).
 _ROLE = r"as\s+(?:the|my|our|their|your)\s+"
 _SWITCHED_FOR_RE = re.compile(
-    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+"
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+"
     rf"(?P<x>(?P<y>.+?)\s+(?:for|{_ROLE})\s*\S.*)$",
     re.IGNORECASE,
 )
@@ -73,12 +73,18 @@ def switched_for(clause: str, restore) -> Statement | None:
     # the purpose whatever its determiner: "for our CLI" is "for the CLI" ("Uses Go 1.21 for our CLI" moves to 1.22 too),
     # and a role the same purpose ("as the test runner" is what "for the test runner" is)
     what = purpose[said.end() :]
-    probes = tuple(f"{lead} * {prep} {det}{anycase(what)}" for lead in ("Uses", "Switched to", "Moved to", "Is using", "Is on")
+    # The team's switch ("we switched to argocd for deploys") replaces the team's use for the purpose,
+    # as the user's replaces theirs: "Team uses helm for deploys" becomes "Team uses argocd for deploys".
+    team = match.group("who").lower() == "we"
+    leads = ("Team uses", "Team switched to", "Team moved to", "Team is using", "Team is on") if team else (
+        "Uses", "Switched to", "Moved to", "Is using", "Is on")
+    probes = tuple(f"{lead} * {prep} {det}{anycase(what)}" for lead in leads
                    for prep in ("for", "as") for det in ("", "[Tt]he ", "[Oo]ur ", "[Mm]y ", "[Tt]heir ")  # ("my" is stored as "their")
                    if prep == "for" or det)
     # In a session ("I've moved to Rust for the parser") it may be the code at hand's: it only corrects
     # a stored use, unless asked to be remembered (extract._read).
-    return Statement("profile", "Uses ", value, ("profile", "fact", f"uses {value}".lower()), {}, probes=probes, chooses=f"Use {value}",
+    lead, obj = ("Team ", f"uses {value}") if team else ("Uses ", value)
+    return Statement("profile", lead, obj, ("profile", "fact", f"{lead}{obj}".lower()), {}, probes=probes, chooses=f"Use {value}",
                      only_amends=True)
 
 

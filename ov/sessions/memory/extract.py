@@ -46,7 +46,7 @@ Y instead of X; not on X anymore - I      the statement itself ("Switched from X
 switched to Y
 I switched to / I'm on Y now (Y a known    profile: "Editor: Y", "Shell: Y", ... in place of the
 editor, shell, terminal, OS, browser)     stored line of that key (:mod:`ov.sessions.memory.kinds`)
-I switched / moved to Y for P             profile: "Uses Y for P" in place of the stored use of
+I / we switched / moved to Y for P        profile: "(Team) uses Y for P" in place of the stored use of
                                           another thing for P; a preference for another ends
                                           (in a session, only that correction)
 I'm on Eastern time / CET / UTC+2         profile: "Timezone: X"
