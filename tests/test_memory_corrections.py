@@ -1655,6 +1655,13 @@ CASES = [
                  id="a-teams-move-from-to-replaces-its-use"),
     pytest.param([["We use helm for deploys"], ["We switched to argocd for deploys"]], {}, None,
                  id="a-teams-switch-in-a-session-only-corrects"),
+    # (memfix17b) a name, then a clause of its own or a shorter name that will do: two statements
+    pytest.param(["hey, I'm Priyanka, Pri is fine too", "I'm Tomás, I work on payments"],
+                 {"profile.md": "- Name: Tomás\n- Preferred name: Pri\n- Works on payments"}, None,
+                 id="a-name-then-a-clause-of-its-own"),
+    pytest.param([["I'm Tomás, my team owns billing."]], {"profile.md": "- Name: Tomás"}, None, id="a-name-then-a-clause-in-a-session"),
+    pytest.param(["I'm German, I work at SAP", "I'm Polish, Pri is fine too"], {"profile.md": "- Is German\n- Works at SAP\n- Is Polish, Pri is fine too"},
+                 None, id="a-peoples-word-then-a-clause-is-no-name"),
 ]
 
 

@@ -13,7 +13,10 @@ same statements with their apostrophes, their "my" or their verb dropped:
   session "shell is bash" is as often the container's;
 - "I'm Dana, a backend engineer" (a capitalised name of one or two words, then "a" or "an" and
   a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
-  session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`);
+  session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`).
+  So is a name, then a clause of its own: "I'm Tomás, I work on payments" is "my name is Tomás,
+  and I work on payments"; and a name, then a shorter one that will do ("I'm Priyanka, Pri is fine
+  too") is "my name is Priyanka, and I go by Pri";
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
   B" ("bullet points > paragraphs"; not "latency > 200ms").
 """
@@ -84,10 +87,17 @@ def preferred(clause: str) -> str:
     return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}" if match else clause
 
 
+# ... or a clause of its own, said by the user ("I work on payments", "my team owns billing"), or a
+# shorter name that will do ("Pri is fine too", "Pri works", "Pri for short").
+_OWN_CLAUSE = r"(?:I|I'm|I've|I'd|my|we|we're|our)\s+(?=\S)"
+_SHORTER = (
+    rf"(?P<short>(?-i:{NAME_WORD}))\s+(?:is\s+(?:fine|ok|okay|good|great)|works|for\s+short|also\s+works)"
+    r"(?:\s+(?:too|as\s+well|also))?[.!]*"
+)
 # "I'm Dana, a backend engineer", "Hi, I am Dana Lee, an SRE at Acme": a name, then a role.
 _INTRODUCED_RE = re.compile(
     r"^(?P<lead>(?:(?:hi|hello|hey)(?:\s+(?:all|everyone|there))?[,!]?\s+)?)(?:I'm|I\s+am)\s+"
-    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*,\s*(?P<role>an?\s+\S.*)$",
+    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*,\s*(?:(?P<role>an?\s+\S.*)|(?P<own>{_OWN_CLAUSE}.*)|{_SHORTER})$",
     re.IGNORECASE,
 )
 
@@ -101,11 +111,12 @@ def introduced(sentence: str) -> str:
     m = _INTRODUCED_RE.match(sentence)
     if m is None:
         return sentence
+    rest = f"I'm {m.group('role')}" if m.group("role") else m.group("own") or f"I go by {m.group('short')}"
     if says_nothing(f"I'm {m.group('name')}"):  # "I'm Certain, ...", "I'm Sure, ...": an answer's word, no one's name
-        return f"{m.group('lead')}I'm {m.group('name').lower()}, and I'm {m.group('role')}"
+        return f"{m.group('lead')}I'm {m.group('name').lower()}, and {rest}"
     # A people's word ("Sri Lankan": the last word) or a description ("Italian-speaking"; not "Anne-Sophie") is no name.
     if is_people(m.group("name").split()[-1]) or re.search(rf"-{LOWER}", m.group("name")):
-        if re.search(r"(?i)\b(?:one|native)\b", m.group("role")):
+        if m.group("short") or re.search(r"(?i)\b(?:one|native)\b", m.group("role") or ""):
             return sentence  # "I'm Polish, a proud one", "I'm Japanese, a native speaker": no role of its own
-        return f"{m.group('lead')}I'm {m.group('name')}, and I'm {m.group('role')}"
-    return f"{m.group('lead')}My name is {m.group('name')}, and I'm {m.group('role')}"
+        return f"{m.group('lead')}I'm {m.group('name')}, and {rest}"
+    return f"{m.group('lead')}My name is {m.group('name')}, and {rest}"
