@@ -1662,6 +1662,15 @@ CASES = [
     pytest.param([["I'm Tomás, my team owns billing."]], {"profile.md": "- Name: Tomás"}, None, id="a-name-then-a-clause-in-a-session"),
     pytest.param(["I'm German, I work at SAP", "I'm Polish, Pri is fine too"], {"profile.md": "- Is German\n- Works at SAP\n- Is Polish, Pri is fine too"},
                  None, id="a-peoples-word-then-a-clause-is-no-name"),
+    # (memfix17b) a sigh or a thanks with nothing the rules read is a remark of the moment, refused; a
+    # statement after one is kept, and so is a cause given by "thanks to"
+    pytest.param([("refused", "Ugh, this build is so slow today"), ("refused", "Thanks, that worked great! Have a good weekend"),
+                  ("refused", "ugh that test is flaky again. rerun it? brb grabbing coffee")], {}, None,
+                 id="a-sigh-or-a-thanks-is-no-note"),
+    pytest.param(["Ugh, I prefer tabs", "Thanks to Bob, the staging DB runs on port 5433"],
+                 {"preferences/default/tabs.md": "- Prefers tabs",
+                  f"events/{TODAY:%Y/%m/%d}/thanks_to_bob.md": "- Thanks to Bob, the staging DB runs on port 5433"}, None,
+                 id="a-statement-after-a-sigh-is-kept"),
 ]
 
 
@@ -1678,6 +1687,11 @@ def test_memories(store_day, ov, ov_home, steps, expected, updates):
     if updates is not None:
         got = {op["uri"].split("/memories/", 1)[1]: (op["before"], op["after"]) for op in diff["updates"]}
         assert got == updates
+
+
+def test_a_sigh_is_a_note_when_asked_for_one(store_day, ov, ov_home):
+    made = ov("remember", "--type", "events", "Ugh, this build is so slow today", "--json").json["result"]["uris"]
+    assert len(made) == 1 and "/events/" in made[0], made
 
 
 def test_a_note_made_on_purpose_is_named_without_its_day(store_day, ov, ov_home):

@@ -122,6 +122,15 @@ def remember(
         # read from a part of it. Nothing asked to be remembered is dropped.
         note = _as_typed(without_ask(_one_line(text)), "events", when, store.identity.user)
         candidates = [*(c for c in candidates if c.memory_type != "events"), *note]
+    from ov.sessions.memory.casual import interjected
+
+    if memory_type is None and candidates and interjected(text) and all(c.memory_type == "events" for c in candidates):
+        # "Ugh, this test is flaky again", "Thanks, that worked great!": a sigh or a thanks with
+        # nothing the rules read is how the moment went; kept, it was a dated note of chit-chat.
+        raise InvalidInput(
+            "could not turn the text into a memory: it is a remark of the moment (a sigh or a thanks), with no statement to keep",
+            hint='say what to remember as a statement ("Remember that the login test is flaky"), or as a dated note ({type=events})',
+        )
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
     if not candidates and memory_type is not None:  # only entities: the other text types keep any text

@@ -17,6 +17,9 @@ same statements with their apostrophes, their "my" or their verb dropped:
   So is a name, then a clause of its own: "I'm Tomás, I work on payments" is "my name is Tomás,
   and I work on payments"; and a name, then a shorter one that will do ("I'm Priyanka, Pri is fine
   too") is "my name is Priyanka, and I go by Pri";
+- a text that opens on a sigh or a thanks ("Ugh, this build is so slow today", "Thanks, that worked
+  great!") and states nothing the rules read is a remark of the moment, not a note to keep
+  (:func:`interjected`);
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
   B" ("bullet points > paragraphs"; not "latency > 200ms").
 """
@@ -120,3 +123,15 @@ def introduced(sentence: str) -> str:
             return sentence  # "I'm Polish, a proud one", "I'm Japanese, a native speaker": no role of its own
         return f"{m.group('lead')}I'm {m.group('name')}, and {rest}"
     return f"{m.group('lead')}My name is {m.group('name')}, and {rest}"
+
+
+# A sigh or a thanks that opens a text: what follows is how the moment went ("Ugh, this test is flaky
+# again", "Thanks, that worked great!"), however it is said; "thanks to X" gives a cause.
+_INTERJECTION_RE = re.compile(
+    r"(?i)^(?:ugh+|argh+|sigh|meh|ffs|welp|phew|thanks|thank\s+you|thx|ty|cheers|lol|lmao)\b(?![\w'-]|\s+to\b)"
+)
+
+
+def interjected(text: str) -> bool:
+    """Whether ``text`` opens on a sigh or a thanks ("Ugh, ...", "Thanks, that worked great")."""
+    return bool(_INTERJECTION_RE.match(text.lstrip()))

@@ -48,11 +48,11 @@ _OPENERS = frozenset((
 _QUOTES = "\"'“”‘’«»"
 _TRAILING = " \t.,;:!"
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
-# Fillers and asides at the start of a clause ("Also, ...", "By the way, ...", "FYI: ...") and
+# Fillers, sighs and asides at the start of a clause ("Also, ...", "Ugh, ...", "By the way, ...", "FYI: ...") and
 # asides at its end ("My manager is Dana by the way", "I prefer tabs, btw") are no part of what is
 # said. Only the abbreviations match in any case at the end: "My favourite album is By the Way" names one.
 _FILLER_RE = re.compile(
-    r"^(?:(?:also|and|oh|ok|okay|so|well|btw|by the way|fyi|fwiw|for the record|for what it's worth|just so you know|"
+    r"^(?:(?:also|and|oh|ok|okay|so|well|ugh+|argh+|sigh|meh|welp|phew|btw|by the way|fyi|fwiw|for the record|for what it's worth|just so you know|"
     r"hey|hi|hello|anyway|just|(?:as\s+)?(?:a\s+)?heads[\s-]up)\b[,:]?\s+)+",
     re.IGNORECASE,
 )
