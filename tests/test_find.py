@@ -2393,6 +2393,41 @@ def test_parent_scores_asked_in_parts_match_one_lookup(tmp_path):
         assert parts == whole and index.best_scores(terms, "text", kinds, parents) == whole
 
 
+def test_parent_scores_load_no_record_and_are_what_a_search_of_the_parents_scores(tmp_path, monkeypatch):
+    """(a year's account: a prompt's parents are conversations' logs, each holding every message
+    whole, and loading them was nine tenths of what a prompt hook read) best_scores tells each
+    parent from the search itself, never from its stored record; past the 64 values a filter
+    spells out term by term, each parent still gets its own best score, 0 when none of its
+    records matches, and one without a record of the kinds is left out."""
+    from ov.index import lexical as lexical_module
+    from ov.index.lexical import Filters, LexicalIndex
+    from ov.index.records import Record
+
+    index = LexicalIndex.open(tmp_path / "text", "english", create=True)
+    label = 0
+    for i in range(80):
+        uri = f"viking://session/default/s{i}"
+        for kind, level, text in (("abstract", 0, f"talk {i}"), ("log", 1, "cache " * (i % 4) + "deploy " * (i % 3) + "x" * 5000)):
+            label += 1
+            index.add(Record(id=f"session/s{i}/{kind}#0", path=f"session/s{i}/{kind}.md", uri=uri, level=level, kind=kind,
+                             context_type="session", owner="", parent="viking://session/default", text=text), label)
+    index.commit()
+    terms = index.query_terms("cache deploy")
+    kinds = ("abstract", "overview", "log")
+    parents = [f"viking://session/default/s{i}" for i in range(0, 80, 1)] + ["viking://session/default/none"]
+    expected = {hit.record.uri: 0.0 for hit in index.fetch(Filters(kinds=kinds, uris=tuple(parents)), 500)}
+    for hit in index.search(terms, {"text": 1.0}, Filters(kinds=kinds, uris=tuple(parents)), 500):
+        expected[hit.record.uri] = max(expected[hit.record.uri], hit.score)
+
+    def no_record(doc):
+        raise AssertionError("a parent's record was loaded")
+
+    monkeypatch.setattr(lexical_module, "_record", no_record)
+    got = index.best_scores(terms, "text", kinds, parents)
+    assert got == expected and len(got) == 80 and got["viking://session/default/s0"] == 0.0 < got["viking://session/default/s5"]
+    assert index.best_scores(index.query_terms("nowhere"), "text", kinds, parents[:3]) == dict.fromkeys(parents[:3], 0.0)
+
+
 def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kind(tmp_path, monkeypatch):
     """record_similarities gives a record its nearest and first passage's cosines and its number of
     passages, from hnswlib and from the flat copy alike; of a record among the nearest (its nearest
