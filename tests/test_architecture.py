@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -170,6 +171,39 @@ def test_every_dataclass_has_a_docstring():
     assert not missing, "dataclasses without a docstring:\n" + "\n".join(missing)
     assert _undocumented_dataclasses("@dataclasses.dataclass(frozen=True)\nclass A:\n    x: int\n") == ["A"]
     assert _undocumented_dataclasses('@dataclass\nclass B:\n    """B."""\n') == []
+
+
+_PLACEHOLDER = re.compile(r"\{[a-z_]+(=[^}]*)?\}")
+
+
+def _hints_with_unlisted_placeholders(source: str) -> list[int]:
+    """Lines of calls whose ``hint`` names an argument as a placeholder (``{type}``,
+    ``{type=events}``) without listing it in ``arguments``: the edges spell only the listed ones."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        hint = keywords.get("hint")
+        if hint is None or "arguments" in keywords:
+            continue
+        if isinstance(hint, ast.JoinedStr):  # an f-string: its literal parts (a placeholder is {{type}} there)
+            text = "".join(part.value for part in hint.values if isinstance(part, ast.Constant)).replace("{{", "{").replace("}}", "}")
+        else:
+            text = hint.value if isinstance(hint, ast.Constant) and isinstance(hint.value, str) else ""
+        if _PLACEHOLDER.search(text):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_every_hint_lists_the_arguments_it_names():
+    """(a hint printed "or as a dated note ({type=events})" to a CLI user) A placeholder the error
+    does not list in ``arguments`` reaches the user as it is written, not as ``--type events``."""
+    unlisted = [f"{p.relative_to(PACKAGE.parent)}:{line}" for p in ALL_MODULES for line in _hints_with_unlisted_placeholders(p.read_text(encoding="utf-8"))]
+    assert not unlisted, "hints with placeholders their error does not list in arguments:\n" + "\n".join(unlisted)
+    assert _hints_with_unlisted_placeholders('raise InvalidInput("x", hint="as a note ({type=events})")\n') == [1]
+    assert _hints_with_unlisted_placeholders('raise InvalidInput("x", hint=f"pick another {{type}} than {t}")\n') == [1]
+    assert _hints_with_unlisted_placeholders('raise InvalidInput("x", hint="use {mode=replace}", arguments={"mode"})\n') == []
 
 
 # The core is everything but the adapters and the `python -m ov` entry point.

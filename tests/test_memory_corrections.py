@@ -1858,6 +1858,7 @@ def _run(ov, home: Path, step, session: str) -> dict:
     if isinstance(step, tuple) and step[0] == "refused":
         result = ov("remember", step[1], "--json")
         assert result.exit_code == 2 and "could not turn" in result.error["message"]
+        assert "{" not in result.error.get("hint", ""), result.error  # an option it names is spelled as the CLI's
         return {"adds": [], "updates": [], "deletes": []}
     args = ("remember", step[2], "--user", step[1]) if isinstance(step, tuple) else ("remember", step)
     result = ov(*args, "--json")

@@ -130,6 +130,7 @@ def remember(
         raise InvalidInput(
             "could not turn the text into a memory: it is a remark of the moment (a sigh or a thanks), with no statement to keep",
             hint='say what to remember as a statement ("Remember that the login test is flaky"), or as a dated note ({type=events})',
+            arguments={"type"},
         )
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
