@@ -77,12 +77,28 @@ def test_a_snippet_shows_the_line_that_holds_the_word_the_file_name_does_not_say
     # heading and first fact ("5 is at host5.internal"): the heading's two words, which the file's
     # name says of every line, beat the one line that holds "41".
     facts = "".join(f"- {n} is at host{n}.internal\n" for n in range(5, 305, 6))
-    write(ov, "viking://resources/cards/staging_server.md", "# Staging server\n\n" + facts)
-    [hit] = found(ov, "staging server 41", "-n", "1")["resources"]
+    write(ov, "viking://user/default/memories/entities/systems/staging_server.md", "# Staging server\n\n" + facts)
+    [hit] = found(ov, "staging server 41", "-n", "1")["memories"]
     assert "- 41 is at host41.internal" in hit["snippet"] and "host5.internal" not in hit["snippet"]
     # Without another word, the file name's words are what there is to show: the heading.
-    [hit] = found(ov, "staging server", "-n", "1")["resources"]
+    [hit] = found(ov, "staging server", "-n", "1")["memories"]
     assert hit["snippet"].startswith("1: # Staging server")
+
+
+def test_a_resources_name_does_not_outweigh_the_section_the_query_names(ov):
+    """(a review) Counting the file name's words last held for every file: asked "ov session list
+    --json" in ``ov_session.md``, the snippet showed `session add`'s option table (its "JSON list")
+    instead of the `## ov session list` section. Only a memory's card is about its name in every line."""
+    table = "| option | meaning |\n|---|---|\n| --text | The message text. |\n| --role | user, assistant, system or tool. |\n| --parts | The message parts as a JSON list. |\n"
+    write(
+        ov,
+        "viking://resources/docs/ov_session.md",
+        "# The ov session command\n\nSessions hold what a coding agent and its user said.\n\n## ov session list\n\n"
+        "List the current user's sessions, most recently active first.\nEach row gives the live and total message counts.\n\n"
+        "## ov session add\n\nAdd one message to a session.\n\n" + table,
+    )
+    [hit] = found(ov, "what does ov session list --json return?", "-n", "1")["resources"]
+    assert "## ov session list" in hit["snippet"], hit["snippet"]
 
 
 def test_one_result_per_file_even_with_several_matching_chunks(ov):

@@ -39,8 +39,8 @@ def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0, qu
     A window of lines is worth the identifiers of ``query`` it spells (``parse_time``,
     ``QUERY_CHARS``: few lines of a file do, and those are what was asked about), then whether one
     of its lines defines one (``def parse_time``, ``QUERY_CHARS =``: the nearer its top the
-    better), then the distinct query words it holds (first those the file's name does not say: a
-    card ``staging_server.md`` is about the staging server in each line), then how many of its lines hold one: three
+    better), then the distinct query words it holds (first those the file's name does not say, in a
+    memory: a card ``staging_server.md`` is about the staging server in each line), then how many of its lines hold one: three
     lines that repeat one word lose to the line that holds both words of the query. The words of a path ``query`` names this file by
     (``ov/retrieval/find.py``) are no words to look for in it: its imports and comments said
     "retrieval" and "find", and won over the line asked about. Among windows worth as much, the
@@ -62,7 +62,10 @@ def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0, qu
         names = identifiers(query) if query else frozenset()
         spelled = [spells(line, names) for line in lines] if names else [frozenset()] * len(lines)
         defines = [bool(found) and _defines(line, found) for line, found in zip(lines, spelled, strict=True)]
-        best_at = _most_words(held, spelled, defines, window, words.intersection(analyze(_file_name(record.uri))))
+        # Only a memory's card is about its name in every line; a resource's name ("ov_session.md")
+        # names a topic its sections each narrow, and the one the query names must still win.
+        subject = words.intersection(analyze(_file_name(record.uri))) if record.context_type == "memory" else frozenset()
+        best_at = _most_words(held, spelled, defines, window, subject)
     start, end = _without_blank_ends(lines, best_at, window)
     first = record.start_line + start if record.start_line else start + 1
     at_lines = range(start, end)
