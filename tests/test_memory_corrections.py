@@ -1671,6 +1671,12 @@ CASES = [
                  {"preferences/default/tabs.md": "- Prefers tabs",
                   f"events/{TODAY:%Y/%m/%d}/thanks_to_bob.md": "- Thanks to Bob, the staging DB runs on port 5433"}, None,
                  id="a-statement-after-a-sigh-is-kept"),
+    # (review rev17) only a remark about the thing at hand is refused: a fact after a thanks or a
+    # sigh is kept, as a dated note, as it was before the refusal
+    pytest.param(["Thanks, the staging DB moved to db2.internal:5432", "Ugh, the prod API key expires on 2027-01-31"],
+                 {f"events/{TODAY:%Y/%m/%d}/thanks_staging_db.md": "- Thanks, the staging DB moved to db2.internal:5432",
+                  f"events/{TODAY:%Y/%m/%d}/prod_api_key.md": "- The prod API key expires on 2027-01-31"}, None,
+                 id="a-fact-after-a-thanks-or-a-sigh-is-kept"),
 ]
 
 

@@ -132,6 +132,19 @@ _INTERJECTION_RE = re.compile(
 )
 
 
+# What a remark of the moment goes on with after its sigh or thanks: the thing at hand ("this
+# build", "that worked", "it broke"), named by pointing at it rather than by a name of its own.
+_AT_HAND_RE = re.compile(r"(?i)^(?:this|that|these|those|it|it's|that's|this's)\b")
+
+
 def interjected(text: str) -> bool:
-    """Whether ``text`` opens on a sigh or a thanks ("Ugh, ...", "Thanks, that worked great")."""
-    return bool(_INTERJECTION_RE.match(text.lstrip()))
+    """Whether ``text`` is a sigh or a thanks about the moment: it opens on one ("Ugh, ...",
+    "Thanks, ...") and goes on, if at all, about the thing at hand ("this build is so slow today",
+    "that worked great") with no figure in it. "Thanks, the staging DB moved to db2:5432" and
+    "Ugh, the prod API key expires on 2027-01-31" state something to keep."""
+    stripped = text.lstrip()
+    opened = _INTERJECTION_RE.match(stripped)
+    if not opened:
+        return False
+    rest = stripped[opened.end() :].lstrip(" ,.!;:-\u2014\u2013")
+    return not rest or (bool(_AT_HAND_RE.match(rest)) and not any(c.isdigit() for c in rest))
