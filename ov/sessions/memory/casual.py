@@ -14,9 +14,10 @@ same statements with their apostrophes, their "my" or their verb dropped:
 - "I'm Dana, a backend engineer" (a capitalised name of one or two words, then "a" or "an" and
   a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
   session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`).
-  So is a name, then a clause of its own: "I'm Tomás, I work on payments" is "my name is Tomás,
-  and I work on payments"; and a name, then a shorter one that will do ("I'm Priyanka, Pri is fine
-  too") is "my name is Priyanka, and I go by Pri";
+  So is a name, then a shorter one that will do ("I'm Priyanka, Pri is fine too"): "my name is
+  Priyanka, and I go by Pri". A name, then a clause of its own ("I'm Tomás, I work on payments") is
+  not read as one: "I'm Stuck, I can't get the tests to pass" and "I'm Sorry, I meant Postgres 15"
+  are shaped alike, and a stored name must not become "Stuck";
 - a text that opens on a sigh or a thanks ("Ugh, this build is so slow today", "Thanks, that worked
   great!") and states nothing the rules read is a remark of the moment, not a note to keep
   (:func:`interjected`);
@@ -90,9 +91,7 @@ def preferred(clause: str) -> str:
     return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}" if match else clause
 
 
-# ... or a clause of its own, said by the user ("I work on payments", "my team owns billing"), or a
-# shorter name that will do ("Pri is fine too", "Pri works", "Pri for short").
-_OWN_CLAUSE = r"(?:I|I'm|I've|I'd|my|we|we're|our)\s+(?=\S)"
+# ... or a shorter name that will do ("Pri is fine too", "Pri works", "Pri for short").
 _SHORTER = (
     rf"(?P<short>(?-i:{NAME_WORD}))\s+(?:is\s+(?:fine|ok|okay|good|great)|works|for\s+short|also\s+works)"
     r"(?:\s+(?:too|as\s+well|also))?[.!]*"
@@ -100,7 +99,7 @@ _SHORTER = (
 # "I'm Dana, a backend engineer", "Hi, I am Dana Lee, an SRE at Acme": a name, then a role.
 _INTRODUCED_RE = re.compile(
     r"^(?P<lead>(?:(?:hi|hello|hey)(?:\s+(?:all|everyone|there))?[,!]?\s+)?)(?:I'm|I\s+am)\s+"
-    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*,\s*(?:(?P<role>an?\s+\S.*)|(?P<own>{_OWN_CLAUSE}.*)|{_SHORTER})$",
+    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*,\s*(?:(?P<role>an?\s+\S.*)|{_SHORTER})$",
     re.IGNORECASE,
 )
 
@@ -114,7 +113,7 @@ def introduced(sentence: str) -> str:
     m = _INTRODUCED_RE.match(sentence)
     if m is None:
         return sentence
-    rest = f"I'm {m.group('role')}" if m.group("role") else m.group("own") or f"I go by {m.group('short')}"
+    rest = f"I'm {m.group('role')}" if m.group("role") else f"I go by {m.group('short')}"
     if says_nothing(f"I'm {m.group('name')}"):  # "I'm Certain, ...", "I'm Sure, ...": an answer's word, no one's name
         return f"{m.group('lead')}I'm {m.group('name').lower()}, and {rest}"
     # A people's word ("Sri Lankan": the last word) or a description ("Italian-speaking"; not "Anne-Sophie") is no name.
