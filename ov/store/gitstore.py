@@ -259,7 +259,9 @@ class CommitChain:
             # A file made by hand where the folder goes (while a large restore was prepared, say)
             # failed the work tree's mkdir with an internal FileExistsError, after the checks;
             # one an earlier commit of the chain deletes is gone by then.
-            if os.path.lexists(on_disk) and self.contents.get(folder.decode(), b"") is not None:
+            # Asked again after lexists: this change's own work-tree writers (files written ahead,
+            # in threads) may have made the folder since the first look.
+            if os.path.lexists(on_disk) and not on_disk.is_dir() and self.contents.get(folder.decode(), b"") is not None:
                 raise NotADirectory(
                     f"viking://{folder.decode()} is a file made outside ov, so nothing can be created under it",
                     hint="`ov status` shows it; keep it with `ov snapshot commit -m MESSAGE` or remove it, then retry",
