@@ -2330,6 +2330,51 @@ def test_the_full_text_index_tells_which_labels_pass_without_loading_a_record(tm
     assert index.matching(scope) == 3 and index.passing(scope, index.matching(scope)) == {11, 13, 15}
 
 
+class _NoLoading:
+    """A tantivy index whose searchers refuse to load a stored record."""
+
+    def __init__(self, index) -> None:
+        self._index = index
+
+    def searcher(self):
+        return _Unloading(self._index.searcher())
+
+    def __getattr__(self, name):
+        return getattr(self._index, name)
+
+
+class _Unloading:
+    def __init__(self, searcher) -> None:
+        self._searcher = searcher
+
+    def doc(self, address):
+        raise AssertionError("a stored record was loaded")
+
+    def __getattr__(self, name):
+        return getattr(self._searcher, name)
+
+
+def test_the_labels_of_paths_and_ids_are_read_without_loading_a_record(tmp_path):
+    """What an update replaces is told by its labels, read from their fast field: loading each
+    record read a conversation's log whole (every message of it) on every turn's catch-up."""
+    from ov.index.lexical import LexicalIndex
+    from ov.index.records import Record
+
+    index = LexicalIndex.open(tmp_path / "text", "english", create=True)
+    for i in range(6):
+        if i == 3:
+            index.commit()  # two segments: a label is read from the segment that holds it
+        path = f"resources/{'a' if i % 2 else 'b'}.md"
+        record = Record(id=f"{path}#{i}", path=path, uri=f"viking://{path}", level=2, kind="chunk", context_type="resource", owner="", parent="", text="log line " * 5000)
+        index.add(record, 40 + i)
+    index.commit()
+    index._index = _NoLoading(index._index)
+    assert sorted(index.labels_of_paths(["resources/a.md"])) == [41, 43, 45]
+    assert sorted(index.labels_of_paths(["resources/a.md", "resources/b.md", "resources/c.md"])) == [40, 41, 42, 43, 44, 45]
+    assert sorted(index.labels_of_ids(["resources/b.md#4", "resources/a.md#1", "resources/a.md#9"])) == [41, 44]
+    assert index.labels_of_paths(["resources/c.md"]) == [] and index.labels_of_ids([]) == []
+
+
 def _small_index(path, count: int = 6):
     from ov.index.lexical import LexicalIndex
     from ov.index.records import Record

@@ -583,6 +583,9 @@ class LexicalIndex:
         return self._labels_where("id", ids)
 
     def _labels_where(self, field: str, values: list[str]) -> list[int]:
+        """The labels of the records whose ``field`` is one of ``values``, read from the labels'
+        fast field: loading each record to read its label loaded a conversation's log whole (every
+        message of it) on every turn's catch-up, and every record of a file replaced."""
         tantivy = _tantivy()
         if not values:
             return []
@@ -593,8 +596,8 @@ class LexicalIndex:
             total = searcher.search(query, 1, count=True).count
             if not total:
                 return []
-            hits = searcher.search(query, total).hits
-            return [searcher.doc(address)["label"][0] for _, address in hits]
+            hits = searcher.search(query, total, order_by_field="label", count=False).hits
+            return [int(label) for label, _ in hits]
 
     def idf_sum(self, terms: QueryTerms, field: str = "text") -> float:
         """What a record matching every query word once, at average length, scores in ``field``.
