@@ -52,7 +52,10 @@ PHRASE_MAX_WORDS = 24
 SCHEMA_VERSION = 14
 # For the next schema (not worth a rebuild of every index alone): fold "İ" (U+0130) to "i". Lower
 # case makes it "i" and a combining dot, so "İstanbul" is not found by "istanbul" (docs/retrieval.md,
-# Languages); "ı" stays apart from "i", as accents stay (kıl/kil).
+# Languages); "ı" stays apart from "i", as accents stay (kıl/kil). And, measured alone not worth one
+# (docs/benchmarks.md, session schema18): store a prefix of a long record's text for the ranking
+# (the text indexed whole), and read a shown result's whole text elsewhere. A prompt's candidates
+# loaded 0.1-0.65 MB of text instead of 0.1-5.4 MB on a year-sized account, for 3 % of the hook's CPU.
 # The first schema that indexed text folded: an older one is asked in NFC, as it was written.
 FOLDED_SCHEMA = 14
 # The oldest schema whose full-text index this ov can search, while a rebuild replaces it: the same
