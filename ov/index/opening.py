@@ -125,8 +125,14 @@ class Opening:
         # waited the lock's timeout for, and then failed.
         problem = None if meta is None else self.incompatibility(meta)
         as_is = meta is not None and (problem is None or self._text_incompatibility(meta, as_is=True) is None)
+        # Another process's update is done in a moment and worth the wait; a rebuild (another
+        # schema, language or embedder) takes minutes on a large store (91 s for a year of use),
+        # so waiting the lock's timeout for one only delayed the same answer from the old text.
+        wait = self._lock_wait
+        if as_is:
+            wait = self._stale_wait if problem is None else min(self._stale_wait, GLANCE)
         try:
-            lock = WriteLock(self.store.state / "index.lock", self._stale_wait if as_is else self._lock_wait, home=self.store.home)
+            lock = WriteLock(self.store.state / "index.lock", wait, home=self.store.home)
             lock.acquire()
         except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.
