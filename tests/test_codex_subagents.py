@@ -192,3 +192,115 @@ def test_ov_commit_keeps_a_codex_session_awaiting_a_subagent_live(ov, project, o
     assert _run(ov_home, jobs[0])["captured"] == 4
     assert ov("session", "commit", "cx-p-1").exit_code == 0
     assert _live(ov_home) == ([] if notified else ["cx-p-1"])
+
+
+def _ended_awaiting(ov_home: Path, project: Path, rollout: Path, monkeypatch) -> list[dict]:
+    """A Codex parent whose session ended (its stop's capture and its end's commit run) while a
+    subagent it spawned still runs: its mark is held for the subagent's result."""
+    now = time.time()
+    rollout.write_text(_asked("Survey the Python files for me.", now - 3) + _spawn("call_1", now - 2) + _done(now - 1))
+    parent = _stdin("codex", "p-1", cwd=str(project), transcript_path=str(rollout))
+    jobs = _jobs(monkeypatch)
+    _hook("codex", "stop", parent)
+    _hook("codex", "session-end", parent)
+    assert _run(ov_home, jobs[0])["captured"] == 4
+    assert _run(ov_home, jobs[1])["awaiting_subagents"] == 1
+    jobs.clear()
+    return jobs
+
+
+def _mark(ov_home: Path):
+    from ov.sessions.live import live_dir, read_mark
+
+    return read_mark(live_dir(_store(ov_home)) / "cx-p-1")
+
+
+def test_the_mcp_session_commit_leaves_a_mark_held_for_a_subagent_to_the_sweep(ov, project, ov_home, tmp_path, monkeypatch):
+    """(the MCP server may not read rollouts: its commit cleared the mark the session end kept,
+    and the subagent's result, written into the rollout later, was never read)"""
+    from ov.hosts.capture import AWAIT_LIMIT
+    from ov.mcp import tools
+
+    rollout = tmp_path / "rollout-parent.jsonl"
+    jobs = _ended_awaiting(ov_home, project, rollout, monkeypatch)
+    held = _mark(ov_home)
+    assert held.held() and abs(held.held_until - (time.time() - 2 + AWAIT_LIMIT)) < 5
+    assert ov("session", "add", "cx-p-1", "--text", "one more thing said through the MCP").exit_code == 0
+    context = tools.Context.resolve({}, os.environ)
+    answer = tools.call(context, "session_commit", {"session": "cx-p-1"})["content"][0]["text"]
+    assert answer.startswith("archived 1 messages"), answer
+    assert _live(ov_home) == ["cx-p-1"] and _mark(ov_home) == held  # untouched: the sweep's still
+
+    with rollout.open("a") as f:
+        f.write(_notification({"completed": "The Python files indent with tabs."}, time.time()))
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    _hook("codex", "session-start", _stdin("codex", "next", cwd=str(project)))
+    (sweep,) = [job for job in jobs if job["kind"] == "commit"]  # the MCP commit started an index job too
+    out = _run(ov_home, sweep)
+    assert (out["captured"], out["outcome"]) == (1, "committed") and "awaiting_subagents" not in out
+    assert _live(ov_home) == []
+    history = ov("grep", "indent with tabs", "--uri", "viking://user/default/sessions/cx-p-1/history").stdout
+    assert "The Python files indent with tabs." in history
+
+
+def test_a_held_mark_is_settled_by_any_commit_once_its_bound_has_passed(ov, project, ov_home, tmp_path, monkeypatch):
+    """Nothing is held for good: past its time a held mark settles as any other."""
+    from ov.sessions.live import live_dir, mark_live
+
+    rollout = tmp_path / "rollout-parent.jsonl"
+    _ended_awaiting(ov_home, project, rollout, monkeypatch)
+    store = _store(ov_home)
+    peer = _mark(ov_home).peer
+    mark_live(store, "cx-p-1", "codex", str(rollout), held_until=time.time() - 1, peer=peer)
+    assert (live_dir(store) / "cx-p-1").exists() and not _mark(ov_home).held()
+    assert ov("session", "add", "cx-p-1", "--text", "a later word").exit_code == 0
+    from ov.mcp import tools
+
+    tools.call(tools.Context.resolve({}, os.environ), "session_commit", {"session": "cx-p-1"})
+    assert _live(ov_home) == []
+
+
+def test_ov_commit_with_no_id_takes_a_session_held_only_for_its_subagents(ov, project, ov_home, tmp_path, monkeypatch):
+    """(its mark, new at the session end's commit, counted as a host still capturing the session:
+    `ov commit` refused it as one whose agent was still going, though its parent had ended)"""
+    rollout = tmp_path / "rollout-parent.jsonl"
+    _ended_awaiting(ov_home, project, rollout, monkeypatch)
+    assert ov("session", "add", "cx-p-1", "--text", "noted after the end").exit_code == 0
+    result = ov("commit", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert "/sessions/cx-p-1/" in result.json["result"]["archive"] and result.json["result"]["archived"] == 1
+    assert _live(ov_home) == ["cx-p-1"] and _mark(ov_home).held()  # still the sweep's
+
+    # A session its host is still capturing (a mark not held) is still left out.
+    _hook("codex", "stop", _stdin("codex", "p-2", cwd=str(project), transcript_path=str(tmp_path / "none.jsonl")))
+    assert ov("session", "add", "cx-p-1", "--text", "and another").exit_code == 0
+    from ov.sessions.live import mark_live
+
+    mark_live(_store(ov_home), "cx-p-1", "codex", str(rollout))  # a capture of the session, not held
+    assert ov("commit").exit_code != 0
+
+
+def test_ov_commit_keeps_the_sessions_peer_in_the_mark_it_holds(ov, project, ov_home, tmp_path, monkeypatch):
+    """(run from another folder than the session's project, `ov commit` marked the session again
+    as that folder's: the sweep then stored the subagent's result under the wrong project)"""
+    now = time.time()
+    rollout = tmp_path / "rollout-parent.jsonl"
+    rollout.write_text(_asked("Survey the Python files for me.", now - 3) + _spawn("call_1", now - 2) + _done(now - 1))
+    jobs = _jobs(monkeypatch)
+    _hook("codex", "stop", _stdin("codex", "p-1", cwd=str(project), transcript_path=str(rollout)))
+    _run(ov_home, jobs[0])
+    peer = _mark(ov_home).peer
+    assert peer is not None
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("OV_PEER", "another-project")
+    assert ov("session", "commit", "cx-p-1").exit_code == 0
+    mark = _mark(ov_home)
+    assert mark.held() and mark.peer == peer
+
+
+def test_ov_session_delete_clears_a_held_mark(ov, project, ov_home, tmp_path, monkeypatch):
+    _ended_awaiting(ov_home, project, tmp_path / "rollout-parent.jsonl", monkeypatch)
+    assert ov("session", "delete", "cx-p-1").exit_code == 0
+    assert _live(ov_home) == []

@@ -1241,6 +1241,25 @@ def test_a_live_mark_names_the_peer_its_hook_acted_as(ov_home):
     assert read_mark(live_dir(store) / "cx-d").peer_known is False
 
 
+def test_a_live_mark_held_for_subagents_says_until_when_and_an_older_ov_reads_it_as_ever(ov_home):
+    from ov.hosts.capture import Mark, live_dir, mark_live, read_mark
+
+    store = _store(ov_home)
+    mark_live(store, "cx-a", "codex", "/t/a.jsonl", held_until=1_900_000_000.25, peer="alpha-0a1b2c")
+    path = live_dir(store) / "cx-a"
+    assert path.read_text() == "codex\n/t/a.jsonl\nalpha-0a1b2c\n1900000000.250"
+    mark = read_mark(path)
+    assert mark == Mark("codex", "/t/a.jsonl", "alpha-0a1b2c", peer_known=True, held_until=1_900_000_000.25)
+    assert mark.held(1_899_999_999.0) and not mark.held(1_900_000_000.25)
+    # An older ov read the first three lines only (`lines[2]` its peer): the fourth is past them.
+    assert path.read_text().split("\n")[:3] == ["codex", "/t/a.jsonl", "alpha-0a1b2c"]
+    mark_live(store, "cx-b", "codex", "/t/b.jsonl", held_until=1.0, peer=None)
+    assert read_mark(live_dir(store) / "cx-b") == Mark("codex", "/t/b.jsonl", None, peer_known=True, held_until=1.0)
+    for line in ("soon", "nan", "inf", ""):
+        (live_dir(store) / "cx-c").write_text(f"codex\n/t/c.jsonl\n\n{line}")
+        assert read_mark(live_dir(store) / "cx-c").held_until is None, line
+
+
 def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_path, monkeypatch):
     """A read takes at most MAX_READ_BYTES of lines; a capture reads on to where the file ended, so
     a commit does not archive a session whose last turns were never read."""

@@ -194,12 +194,34 @@ def _mark(store, session_id: str):
 
 def _keep_for_subagents(store, session_id: str, mark) -> None:
     """The session's live mark kept, as the hooks' commit keeps it, while the transcript it names
-    awaits what subagents found (a Codex rollout's spawn without its notification)."""
+    awaits what subagents found (a Codex rollout's spawn without its notification), with the
+    peer it named: this command may run in another project than the session's."""
     from ov.hosts.capture import keep_for_subagents
     from ov.hosts.host import HOST_MODULES, load
 
     if mark.host in HOST_MODULES:
-        keep_for_subagents(store, load(mark.host), session_id, mark.transcript)
+        peer = mark.peer if mark.peer_known else store.identity.peer
+        keep_for_subagents(store, load(mark.host), session_id, mark.transcript, peer=peer)
+
+
+def _busy(store) -> frozenset[str]:
+    """Sessions a host captured within the orphan sweep's idle time: their agent's, still going.
+    A mark held for subagents' results is no agent's turn going on (its parent ended; the sweep
+    reads what they write), so it keeps no session out."""
+    from ov.sessions.live import live_dir, live_sessions, read_mark
+
+    now, idle = time.time(), store.config.hooks.orphan_after
+    busy = set()
+    for sid, last in live_sessions(store):
+        if now - last >= idle:
+            continue
+        try:
+            if read_mark(live_dir(store) / sid).held(now):
+                continue
+        except OSError:
+            continue  # committed meanwhile
+        busy.add(sid)
+    return frozenset(busy)
 
 
 @app.command("commit", cls=OvCommand)
@@ -209,14 +231,10 @@ def session_commit(
 ) -> None:
     """Archive the live messages, summarise them and extract memories (one commit)."""
     from ov.sessions.commit import commit_session, latest_session
-    from ov.sessions.live import live_sessions
 
     store = runtime().store
     if session_id is None:
-        # Sessions a host captured within the orphan sweep's idle time are its agent's, still going.
-        now = time.time()
-        busy = frozenset(sid for sid, last in live_sessions(store) if now - last < store.config.hooks.orphan_after)
-        session_id = latest_session(store, busy=busy)
+        session_id = latest_session(store, busy=_busy(store))
     mark = _mark(store, session_id)
     report = commit_session(store, session_id, keep=keep)
     if mark is not None:

@@ -30,6 +30,7 @@ from ov.hosts.transcript import LineCounts
 from ov.names import TEMP_MARKER
 from ov.regex import LazyPattern
 from ov.sessions.live import (  # noqa: F401  (the hooks' modules use the live marks through here)
+    OWN_PEER,
     Mark,
     clear_live,
     live_dir,
@@ -137,14 +138,18 @@ def capture(store, host, hook, session_id: str) -> Captured:
     return result
 
 
-def keep_for_subagents(store, host, session_id: str, transcript: str | None) -> Awaited | None:
+def keep_for_subagents(store, host, session_id: str, transcript: str | None, peer=OWN_PEER) -> Awaited | None:
     """After a commit of the session: its live mark again when its transcript awaits what
     subagents found (:meth:`~ov.hosts.host.Host.awaited`), so that the orphan sweep reads the
     transcript once more when they have ended; what it awaits, else None (the mark settled as
     for any commit). Codex writes a subagent's result into its parent's rollout when it ends,
     after the parent's end hook committed perhaps. A subagent started :data:`AWAIT_LIMIT` ago is
     awaited no longer: its parent's thread was unloaded long since. A mark the commit left (turns
-    still live, a capture meanwhile) is the sweep's already."""
+    still live, a capture meanwhile, a mark held already) is the sweep's already.
+
+    The mark is held until then (:attr:`~ov.sessions.live.Mark.held_until`), so that a commit
+    which reads no transcript (the MCP ``session_commit``, which may not import this package)
+    leaves it for the sweep. ``peer``: the session's, when the committing store's is another's."""
     import time
 
     if not transcript or (live_dir(store) / session_id).exists():
@@ -156,7 +161,7 @@ def keep_for_subagents(store, host, session_id: str, transcript: str | None) -> 
     if awaited is None or time.time() - awaited.since >= AWAIT_LIMIT:
         return None
     # Made anew, its time this commit's: the sweeps meanwhile go to other sessions.
-    mark_live(store, session_id, host.name, transcript)
+    mark_live(store, session_id, host.name, transcript, held_until=awaited.since + AWAIT_LIMIT, peer=peer)
     return awaited
 
 

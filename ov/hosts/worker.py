@@ -154,13 +154,15 @@ def _run(home, job: dict) -> dict:
 
             # It clears the live mark unless the host captured the session meanwhile (a session
             # the sweep took for ended, going on): its next turns are still the sweep's to find.
-            report = commit_session(store, session)
+            # A mark held for subagents is settled here, not kept: the capture above read the
+            # transcript, and keep_for_subagents below holds it again while it still awaits them.
+            report = commit_session(store, session, keep_held=False)
             out.update(outcome=report.status, commit=report.commit, archived=report.archived, memories=report.memories)
             # Most commits are made here: an expired key must show in `ov hooks log`, not only in .done.
             out.update({k: v for k, v in (("model_failed", report.model_failed), ("failed", report.failed), ("hand_edits", report.hand_edits)) if v})
         else:
             out["outcome"] = "nothing to commit"
-            settle_committed(store, session, marked)
+            settle_committed(store, session, marked, keep_held=False)
         if hook is not None:
             # A subagent's result may land in the transcript after this (Codex's notification).
             awaited = keep_for_subagents(store, load(hook.host), session, hook.transcript_path)

@@ -101,14 +101,16 @@ class CommitReport:
         }
 
 
-def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitReport:
+def commit_session(store: Store, session_id: str, *, keep: int = 0, keep_held: bool = True) -> CommitReport:
     """Commit the session's live messages; then clear its live mark when nothing of it is left
-    live (:func:`ov.sessions.live.settle_committed`), whichever adapter commits it."""
+    live (:func:`ov.sessions.live.settle_committed`), whichever adapter commits it. A mark held
+    for children's results stays unless ``keep_held`` is False: the hooks' sweep says so, which
+    captured the transcript first and marks it again while it still awaits them."""
     if keep < 0:
         raise InvalidInput("--keep must be 0 or more")
     marked = live.live_mark_state(store, session_id)  # before: a capture that marks it meanwhile keeps the mark
     report = _commit(store, session_id, keep)
-    live.settle_committed(store, session_id, marked)
+    live.settle_committed(store, session_id, marked, keep_held=keep_held)
     return report
 
 

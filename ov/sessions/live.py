@@ -2,11 +2,15 @@
 
 The mark is ``state/{account}/hooks/live/{user}/{session}`` (derived state, never in the store):
 three lines naming the host, the transcript and the peer the session's hooks act as, its mtime the
-last capture. The hooks write it (:mod:`ov.hosts.capture`); the next session start commits the
+last capture; a fourth, when the session's source still awaits what its children will write into
+the transcript (a Codex subagent's result, after the parent's end), says until when the mark is
+held for them (:attr:`Mark.held_until`). The hooks write it (:mod:`ov.hosts.capture`); the next session start commits the
 sessions whose mark has been idle ``hooks.orphan_after`` (the orphan sweep). Every commit clears it
 when the session has nothing live left and no capture marked it meanwhile
 (:func:`settle_committed`), whoever commits: the hooks' job, ``ov commit``, the MCP
-``session_commit``; so does ``ov session delete``. It lives here, below both adapters, because
+``session_commit``; so does ``ov session delete``. A held mark stays through a commit that cannot
+read the transcript again (``ov commit``, the MCP ``session_commit``): only the sweep, which
+captures the transcript before it commits, settles it (the hooks' layer says what it awaits). It lives here, below both adapters, because
 the MCP server may not import the hooks' package.
 """
 
@@ -37,17 +41,34 @@ class Mark:
     transcript: str
     peer: str | None
     peer_known: bool  # False: a mark an older ov wrote, which names no peer
+    # Until when (epoch seconds) the session's source awaits what its children will still write
+    # into the transcript; None: it awaits nothing (or an older ov wrote the mark).
+    held_until: float | None = None
+
+    def held(self, now: float | None = None) -> bool:
+        """Whether the mark is held for children's results at ``now``: a commit that does not
+        read the transcript again must leave it, or what they write there would never be read."""
+        import time
+
+        return self.held_until is not None and (time.time() if now is None else now) < self.held_until
 
 
-def mark_live(store, session_id: str, host: str, transcript: str | None = None) -> None:
+OWN_PEER = object()  # mark_live's peer: the store's own
+
+
+def mark_live(store, session_id: str, host: str, transcript: str | None = None, *, held_until: float | None = None, peer=OWN_PEER) -> None:
     """Mark the session live: its host, its transcript and its peer, so that the orphan sweep can
     capture it even when no capture of it ever finished (a job killed before it wrote its state),
     as the project it belongs to, not as the project of the session start that sweeps it.
+    ``held_until``: the mark is held for children's results until then (:attr:`Mark.held_until`);
+    ``peer``: the session's, where the store's is another (a commit run from another project).
 
     Written whole or not at all: a mark cut empty (a full disk, a hook killed mid-write) names
     no transcript, and the sweep cannot capture what it does not find."""
     path = live_dir(store) / session_id
-    data = f"{host}\n{transcript or ''}\n{store.identity.peer or ''}".encode("utf-8", "surrogateescape")
+    peer = store.identity.peer if peer is OWN_PEER else peer
+    held = f"\n{held_until:.3f}" if held_until is not None else ""  # an older ov reads the first three lines only
+    data = f"{host}\n{transcript or ''}\n{peer or ''}{held}".encode("utf-8", "surrogateescape")
     try:
         # Not flushed to disk: a stop hook runs on every turn, and a mark a power cut empties is
         # left by the sweep, not cleared.
@@ -73,13 +94,34 @@ def read_mark(path: Path) -> Mark:
     host, transcript = lines[0].strip(), lines[1].strip() if len(lines) > 1 else ""
     if len(lines) < 3:
         return Mark(host, transcript, None, peer_known=False)
+    held_until = _held_until(lines[3]) if len(lines) > 3 else None
     peer = lines[2].strip() or None
     if peer is not None:
         try:
             validate_id(peer, "peer")
         except InvalidId:
-            return Mark(host, transcript, None, peer_known=False)
-    return Mark(host, transcript, peer, peer_known=True)
+            return Mark(host, transcript, None, peer_known=False, held_until=held_until)
+    return Mark(host, transcript, peer, peer_known=True, held_until=held_until)
+
+
+def _held_until(line: str) -> float | None:
+    """A mark's fourth line as a time; None when it is none (a hand edit, a later ov's other word)."""
+    import math
+
+    try:
+        value = float(line.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def held_mark(store, session_id: str) -> Mark | None:
+    """The session's live mark when it is held for children's results now (:meth:`Mark.held`), else None."""
+    try:
+        mark = read_mark(live_dir(store) / session_id)
+    except (OSError, ValueError):
+        return None
+    return mark if mark.held() else None
 
 
 def session_peer(store, session_id: str, mark: Mark | None) -> str | None:
@@ -114,7 +156,7 @@ def live_mark_state(store, session_id: str) -> tuple[int, int] | None:
     return stat.st_ino, stat.st_mtime_ns
 
 
-def settle_committed(store, session_id: str, before: tuple[int, int] | None) -> bool:
+def settle_committed(store, session_id: str, before: tuple[int, int] | None, *, keep_held: bool = True) -> bool:
     """After a commit (or a delete) of the session, clear its live mark when nothing of it is left
     live; whether it did. Left, the mark made the next session start sweep a committed session as
     one no host ended, and kept it out of ``ov commit``'s default.
@@ -122,7 +164,10 @@ def settle_committed(store, session_id: str, before: tuple[int, int] | None) -> 
     The mark stays when the session still holds live messages (``--keep``, or a turn captured
     during the commit: the sweep must still commit them) and when a capture marked it again
     since ``before`` (:func:`live_mark_state`, read before the commit): the host is still
-    capturing the session, whose next turns the sweep must find."""
+    capturing the session, whose next turns the sweep must find. With ``keep_held`` it stays too
+    while it is held for children's results (:meth:`Mark.held`): this commit read no transcript,
+    and the sweep must still read what they write there. A delete, and the sweep, which captured
+    the transcript first and says again what it awaits, pass False."""
     from ov.errors import OvError
     from ov.sessions.session import read_meta
 
@@ -135,6 +180,8 @@ def settle_committed(store, session_id: str, before: tuple[int, int] | None) -> 
     if meta is not None and meta.get("message_count", 0):
         return False
     if live_mark_state(store, session_id) != before:
+        return False
+    if keep_held and held_mark(store, session_id) is not None:
         return False
     clear_live(store, session_id)
     return True

@@ -397,8 +397,9 @@ def delete(store: Store, session_id: str) -> CommitResult:
         raise NotFound(f"session {session_id} does not exist", hint=hint)
     marked = live.live_mark_state(store, session_id)
     result = store.rm(uri, recursive=True)
-    # Nothing of it is left to commit: the sweep would take it for a session no host ended.
-    live.settle_committed(store, session_id, marked)
+    # Nothing of it is left to commit: the sweep would take it for a session no host ended, and
+    # a mark held for its subagents' results would bring back a session the user deleted.
+    live.settle_committed(store, session_id, marked, keep_held=False)
     return result
 
 
