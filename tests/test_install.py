@@ -2647,3 +2647,28 @@ def test_an_uninstall_leaves_a_file_without_ovs_entries_as_it_is(ov, user_home):
     before = _tree(user_home)
     assert ov("uninstall", "hooks", "--host", "claude", "--with-mcp").exit_code == 0
     assert _tree(user_home) == before
+
+
+def test_doctor_on_windows_says_a_projects_env_entries_fail_where_the_host_runs_no_posix_shell(ov, project, tmp_path, monkeypatch):
+    """Codex runs hooks through cmd.exe on Windows and Gemini CLI through PowerShell: a project's
+    entries written on macOS or Linux (`env OV_HOOK_SCOPE=project ov hook …`, Gemini's bash guard)
+    cannot start there. Claude Code runs them through Git Bash, which has `env`."""
+    from ov.hosts import doctor
+
+    monkeypatch.delenv("OV_HOME")
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov("install", "hooks", "--host", "claude", "--host", "codex", "--host", "gemini", "--scope", "project", "--yes").exit_code == 0
+    assert not [name for name in _checks(ov) if name.endswith("on Windows")]  # not on this system
+    monkeypatch.setattr(doctor, "_windows", lambda: True)
+    checks = {name: c for name, c in _checks(ov).items() if name.endswith("on Windows")}
+    assert sorted(checks) == ["codex hooks (project) on Windows", "gemini hooks (project) on Windows"]
+    codex = checks["codex hooks (project) on Windows"]
+    assert codex["status"] == "warn" and "cmd.exe" in codex["detail"] and "they fail on this machine" in codex["detail"]
+    assert codex["fix"].startswith("ov install hooks --host codex ")
+    assert "PowerShell" in checks["gemini hooks (project) on Windows"]["detail"]
+    # Entries without `env` (a user's, installed on Windows) are not reported.
+    from ov.hosts import install
+
+    assert not install.needs_posix_shell("ov hook codex stop") and not install.needs_posix_shell(r"C:\ov\Scripts\ov.exe hook codex stop")
+    assert install.needs_posix_shell("env OV_HOOK_SCOPE=project ov hook codex stop")
+    assert install.needs_posix_shell("shopt -s execfail; OV_HOOK_SCOPE=project exec ov hook gemini stop || exit 1")

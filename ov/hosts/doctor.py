@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -34,6 +35,12 @@ from ov.wording import a, counted
 
 MCP_PROBE_SECONDS = 10.0
 # A project's portable entries start `ov` by name: each machine needs its own ov on PATH.
+# How each host runs a hook's command line on Windows (docs/hosts.md, "On Windows", with the
+# sources): where it is no POSIX shell, an entry written on macOS or Linux that starts with `env`
+# (a project's `env OV_HOOK_SCOPE=project ov hook …`) or with Gemini's bash guard cannot start.
+# Claude Code runs them through Git Bash (PowerShell only without it), which has `env`; Cursor
+# does not say, and is named as unknown rather than guessed.
+_WINDOWS_HOOK_SHELLS = {"codex": "cmd.exe (%COMSPEC% /C)", "gemini": "PowerShell (powershell.exe -NoProfile -Command)", "cursor": "a shell Cursor does not document"}
 _PUT_ON_PATH = "put ov on PATH (e.g. `pipx install ovctx`, or link the virtualenv's bin/ov into ~/.local/bin): the entry names no path, so each machine runs its own ov"
 
 
@@ -72,6 +79,8 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
         wired.add(host)
         for spec, entries in present:
             out.append(_entries_check(spec, entries, current, env, project))
+            posix = _posix_entries_check(spec, entries) if _windows() else None
+            out.extend([posix] if posix is not None else [])
             hooks_pin[(host, spec.scope)] = install.hook_env(next(c for cs in entries.values() for c in cs))
             if host == "codex":
                 out.extend(_codex_gates(spec, env))
@@ -217,6 +226,23 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         detail = f"{spec.path}: {counted(len(commands), 'hook')}, but {load(spec.host).label} skips them: {off}"
         return Check(name, "fail", detail, "change that setting if ov's hooks should run (ov leaves it as you set it)")
     return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
+
+
+def _windows() -> bool:
+    return sys.platform == "win32"
+
+
+def _posix_entries_check(spec: install.Spec, entries: dict[str, list[str]]) -> Check | None:
+    """On Windows: ov's entries in ``spec``'s file that only a POSIX shell runs (a project's, written
+    on macOS or Linux and committed), for a host that runs hooks through another shell here."""
+    shell = _WINDOWS_HOOK_SHELLS.get(spec.host)
+    posix = [c for cs in entries.values() for c in cs if install.needs_posix_shell(c)]
+    if shell is None or not posix:
+        return None
+    label = load(spec.host).label
+    fails = "which may have neither" if spec.host == "cursor" else "which has neither: they fail on this machine, and ov's hooks do not run"
+    detail = f"{spec.path}: {counted(len(posix), 'entry', 'entries')} start with `env` or bash's `shopt` (written on macOS or Linux); {label} runs hooks through {shell} on Windows, {fails}"
+    return Check(f"{spec.host} hooks ({spec.scope}) on Windows", "warn", detail, f"ov install hooks --host {spec.host}  (your own file's entries need no `env` here and answer; the project's keep failing beside them)")
 
 
 def _scopes_check(host: str, project: Path, env) -> Check:

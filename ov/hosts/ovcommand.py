@@ -137,6 +137,14 @@ def is_guarded(command: str) -> bool:
     return bool(rest) and rest[0] == "exec"
 
 
+def needs_posix_shell(command: str) -> bool:
+    """Whether ov's hook ``command`` runs only in a POSIX shell: it starts with `env` (a pinned
+    home or identity, a project's :data:`SCOPE_ENV`) or is Gemini's bash guard. Written on macOS
+    or Linux; cmd.exe and PowerShell, which Codex and Gemini CLI run hooks through on Windows,
+    have neither (docs/hosts.md, "On Windows")."""
+    return is_guarded(command) or (_words(command) or [""])[:1] == [_ENV]
+
+
 def hook_program(command: str) -> str | None:
     """The program ov's hook ``command`` starts (the ``ov``, or the Python of ``python -m ov``),
     guard or not, past the home and identity pinned ahead of it."""
