@@ -448,7 +448,10 @@ def test_codex_parent_ending_before_its_subagent_is_left_live_until_the_subagent
     assert notified and notified[0] > done, kinds  # written after the parent's turn ended
     live = Path(env["OV_HOME"]) / "state"
     if end.get("awaiting_subagents"):
-        assert list(live.rglob(f"hooks/live/*/{end['session']}")), "the session was not kept live for its subagent"
+        (mark,) = live.rglob(f"hooks/live/*/{end['session']}")  # the session was kept live for its subagent
+        from ov.sessions.live import read_mark
+
+        assert read_mark(mark).held(), mark.read_text()  # held: a commit that reads no rollout leaves it
         _ov(env, "config", "set", "hooks.orphan_after", "0")
         host.run("thanks").check()  # the next session's start sweeps it
         swept = _wait_for(env, lambda r: r.get("event") == "orphan (job)" and r.get("session") == end["session"], "the sweep of the parent's session")

@@ -4,14 +4,14 @@ The mark is ``state/{account}/hooks/live/{user}/{session}`` (derived state, neve
 three lines naming the host, the transcript and the peer the session's hooks act as, its mtime the
 last capture; a fourth, when the session's source still awaits what its children will write into
 the transcript (a Codex subagent's result, after the parent's end), says until when the mark is
-held for them (:attr:`Mark.held_until`). The hooks write it (:mod:`ov.hosts.capture`); the next session start commits the
-sessions whose mark has been idle ``hooks.orphan_after`` (the orphan sweep). Every commit clears it
-when the session has nothing live left and no capture marked it meanwhile
-(:func:`settle_committed`), whoever commits: the hooks' job, ``ov commit``, the MCP
-``session_commit``; so does ``ov session delete``. A held mark stays through a commit that cannot
-read the transcript again (``ov commit``, the MCP ``session_commit``): only the sweep, which
-captures the transcript before it commits, settles it (the hooks' layer says what it awaits). It lives here, below both adapters, because
-the MCP server may not import the hooks' package.
+held for them (:attr:`Mark.held_until`). The hooks write it (:mod:`ov.hosts.capture`); the next
+session start commits the sessions whose mark has been idle ``hooks.orphan_after`` (the orphan
+sweep). Every commit clears it when the session has nothing live left and no capture marked it
+meanwhile (:func:`settle_committed`), whoever commits: the hooks' job, ``ov commit``, the MCP
+``session_commit``; so does ``ov session delete``. A held mark stays through a commit that does
+not read the transcript again (``ov commit``, the MCP ``session_commit``): only the sweep, which
+captures the transcript before it commits, settles it (the hooks' layer says what it awaits). It
+lives here, below both adapters, because the MCP server may not import the hooks' package.
 """
 
 from __future__ import annotations
