@@ -96,6 +96,7 @@ class LLMServer:
     hung_up: list[Request] = field(default_factory=list, repr=False)
     _queues: dict[str, deque[Reply]] = field(default_factory=lambda: {CHAT: deque(), EMBEDDINGS: deque()}, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _hang_ups: threading.Condition = field(default_factory=threading.Condition, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _httpd: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -182,6 +183,13 @@ class LLMServer:
         with self._lock:
             return sum(len(q) for q in self._queues.values())
 
+    def wait_hung_up(self, count: int = 1, *, within: float = 60.0) -> bool:
+        """Whether ``count`` delayed requests were hung up by their client, waited for up to
+        ``within`` s: a bound that only a hang reaches (the delays scripted are longer), not a
+        measure of how fast the client hung up."""
+        with self._hang_ups:
+            return self._hang_ups.wait_for(lambda: len(self.hung_up) >= count, timeout=within)
+
     def chat_requests(self) -> list[Request]:
         return [r for r in self.requests if r.endpoint == CHAT]
 
@@ -206,6 +214,8 @@ class LLMServer:
                 if closed:
                     with self._lock:
                         self.hung_up.append(request)
+                    with self._hang_ups:
+                        self._hang_ups.notify_all()
                     return True
         return False
 

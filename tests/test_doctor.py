@@ -44,19 +44,16 @@ def test_an_unreachable_llm_fails_within_the_bound(ov, monkeypatch):
 def test_an_llm_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, llm_server, llm_config, monkeypatch):
     """(found by an audit: a probe that timed out left its request running, up to llm.timeout, and
     said only "no answer in 20 s") The probe hangs its request up, as a cancelled MCP call's is."""
-    import time
-
     from ov.health import doctor
 
     monkeypatch.setattr(doctor, "PROBE_SECONDS", 0.5)
     _use_llm(ov, llm_config)
     assert ov("config", "set", "llm.timeout", "120").exit_code == 0
     llm_server.delay(120)  # a model that answers in two minutes, within llm.timeout
-    started = time.monotonic()
     code, checks = _checks(ov)
     assert code == 1 and checks["llm"]["status"] == "fail", checks["llm"]
     assert checks["llm"]["detail"].endswith("does not answer: no answer from openai/test-model to the doctor probe in 0.5 s; ov hung up"), checks["llm"]
-    _wait_hung_up(llm_server, started)  # the model's end of the connection was closed, not left to llm.timeout
+    assert llm_server.wait_hung_up(), "the probe's request was not hung up"  # the model's end of the connection was closed, not left to llm.timeout
     assert [r.prompt for r in llm_server.hung_up] == [r.prompt for r in llm_server.chat_requests()]
 
 
@@ -69,8 +66,6 @@ def test_the_embedder_is_probed(ov):
 def test_an_embedder_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, llm_server, monkeypatch):
     """The embedder's probe was given up on after its bound and left its request running, up to
     embedding.timeout: in the MCP server, holding the embedder every find shares."""
-    import time
-
     from ov.health import doctor
     from tests.llm_server import EMBEDDINGS, make_embedding_config
 
@@ -81,21 +76,11 @@ def test_an_embedder_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, l
         assert ov("config", "set", f"embedding.{key}", getattr(config, key)).exit_code == 0
     assert ov("config", "set", "embedding.timeout", "120").exit_code == 0
     llm_server.delay(120, endpoint=EMBEDDINGS)  # accepts, and answers in two minutes, within embedding.timeout
-    started = time.monotonic()
     code, checks = _checks(ov)
     assert code == 1 and checks["embedder"]["status"] == "fail", checks["embedder"]
     assert checks["embedder"]["detail"].endswith("does not embed: no answer in 0.5 s; ov hung up"), checks["embedder"]
-    _wait_hung_up(llm_server, started)  # the server's end of the connection was closed, not left to embedding.timeout
+    assert llm_server.wait_hung_up(), "the probe's request was not hung up"  # the server's end of the connection was closed, not left to embedding.timeout
     assert llm_server.hung_up == llm_server.embedding_requests()
-
-
-def _wait_hung_up(server, started: float) -> None:
-    """Until the loopback server saw its request hung up, at most 5 s after ``started``."""
-    import time
-
-    while not server.hung_up:
-        assert time.monotonic() - started < 5, "the probe's request was not hung up"
-        time.sleep(0.01)
 
 
 def test_a_config_that_does_not_parse_is_a_finding_not_a_crash(ov, ov_home):

@@ -639,42 +639,34 @@ def _stop_after(seconds: float):
 def test_a_stopped_request_is_hung_up_at_once_and_noted_as_cancelled(llm_server, llm_config, tmp_path):
     """(found by an audit: a model request cut short by an MCP cancellation went on in its thread
     until llm.timeout, and the usage log never heard of it) ov's own client hangs the request up:
-    it ends within moments, and the log has a line for it, cancelled, its cost unknown."""
-    import time
-
+    the model sees its connection closed, and the log has a line for it, cancelled, its cost unknown."""
     from ov.errors import Interrupted
     from ov.llm import usage
     from ov.llm.usage import UsageLog
 
     llm_server.delay(60)  # a model that would answer in a minute, within llm.timeout (120 s)
     config = make_llm_config(llm_server, timeout=120.0)
-    started = time.monotonic()
     with pytest.raises(Interrupted, match="stopped while openai/test-model was answering"):
         complete(config, HI, purpose="test", usage=UsageLog(tmp_path, "summary"), stop=_stop_after(0.2))
-    lines = _usage_lines(tmp_path, 1, within=5)
-    assert time.monotonic() - started < 2, "the request was not hung up"
+    assert llm_server.wait_hung_up(), "the request was not hung up"  # not answered, nor left to llm.timeout
+    lines = _usage_lines(tmp_path, 1, within=30)
     assert [(r["purpose"], r["model"], r["prompt_tokens"], r["completion_tokens"], r["cancelled"]) for r in lines] == [("summary", config.model, 0, 0, True)]
     assert usage.totals(tmp_path)["all"] == {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 1}
     # The next call of the same client is not hung up by the last one's stop.
     llm_server.chat("Fine.", prompt_tokens=3, completion_tokens=1)
     assert complete(config, HI, purpose="test", usage=UsageLog(tmp_path, "summary")).text == "Fine."
-    assert [r.get("cancelled", False) for r in _usage_lines(tmp_path, 2, within=1)] == [True, False]
+    assert [r.get("cancelled", False) for r in _usage_lines(tmp_path, 2, within=30)] == [True, False]
 
 
 def test_a_call_bounded_sooner_than_llm_timeout_says_whether_it_hung_up(llm_server, llm_config):
     """A bound of the call's own (``seconds``: ov doctor's probe) ends the wait as a stop does:
     ov's own client hangs the request up; litellm's request cannot be, and the error says it runs on."""
-    import time
-
     from ov.llm.client import LLMError
 
     llm_server.delay(60)
     with pytest.raises(LLMError, match=r"^no answer from openai/test-model to the test in 0.2 s; ov hung up$"):
         complete(make_llm_config(llm_server, timeout=120.0), HI, purpose="test", seconds=0.2)
-    deadline = time.monotonic() + 5
-    while not llm_server.hung_up:
-        assert time.monotonic() < deadline, "the request was not hung up"
-        time.sleep(0.01)
+    assert llm_server.wait_hung_up(), "the request was not hung up"
     llm_server.chat("late", delay=1.5)
     with pytest.raises(LLMError, match=r"ov stopped waiting \(litellm's request runs on, up to llm.timeout: 120 s\)$"):
         complete(make_llm_config(llm_server, model="custom_openai/test-model", timeout=120.0), HI, purpose="test", seconds=0.2)
