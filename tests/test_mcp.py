@@ -431,7 +431,13 @@ def _until_started(ov_home: Path, before: set) -> None:
 
 
 def _calls_logged(ov_home: Path) -> dict:
-    return {r["tool"]: r for r in map(json.loads, (ov_home / "logs" / "mcp.jsonl").read_text().splitlines())}
+    return {r["tool"]: r for r in _records_logged(ov_home)}
+
+
+def _records_logged(ov_home: Path) -> list[dict]:
+    """The server's log lines, in order (none before its first)."""
+    path = ov_home / "logs" / "mcp.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 # A grep the matcher backtracks on until its time limit (GREP_SECONDS): a call that runs for seconds and cannot stop.
@@ -528,35 +534,36 @@ def _one_commit_or_nothing(ov, head: list) -> list[str]:
     return [e["command"] for e in log[: len(log) - len(head)]]
 
 
-def test_a_large_add_in_flight_when_stdin_closes_ends_in_bounded_time_one_commit_or_nothing(ov, ov_home, large_folder):
+def test_a_large_add_in_flight_when_stdin_closes_is_stopped_after_the_grace_with_nothing_written(ov, ov_home, large_folder):
     """(found by an audit: the server finished a 10,000-file add, committed and indexed it after
     its client had closed stdin, and only then exited) The calls received have LEFT_GRACE seconds;
-    then the add stops between two files, writes nothing, and the process exits."""
-    from ov.mcp.server import LEFT_GRACE
-
+    then the add stops (between two files, or waiting for the lock to commit), writes nothing, and
+    the process exits."""
     assert ov("init").exit_code == 0
+    # The test holds the store's lock, and the add would wait for it longer than the test runs:
+    # only the stop can end the add, and the server's exit (host.finish's timeout) waits for it.
+    assert ov("config", "set", "store.lock_timeout", "600").exit_code == 0
     head = ov("snapshot", "log", "--json").json["result"]
-    host = _Host()
-    host.send(INIT, _tool_call(2, "add_resource", {"source": str(large_folder)}), _tool_call(3, "remember", {"text": "I prefer tabs"}))
-    host.answer(1)
-    time.sleep(1)  # the add is under way
-    closed = time.monotonic()
-    rest, code, stderr = host.finish()  # stdin closed; stdout still read
-    took = time.monotonic() - closed
+    lock = _held_lock(ov_home)
+    try:
+        host = _Host()
+        host.send(INIT, _tool_call(2, "add_resource", {"source": str(large_folder)}), _tool_call(3, "remember", {"text": "I prefer tabs"}))
+        host.answer(1)
+        rest, code, stderr = host.finish()  # stdin closed; stdout still read
+    finally:
+        lock.release()
     assert code == 0 and stderr == b""
-    assert took < LEFT_GRACE + 10, took  # not the add's minute: stopped between two files
     by_id = {a["id"]: a["result"] for a in rest}
-    committed = _one_commit_or_nothing(ov, head)
-    if committed:  # it ended within the grace after all: the add whole, and the call queued behind it
-        assert committed[-1] == "add-resource" and "10000 added" in by_id[2]["content"][0]["text"]
-    else:
-        assert by_id[2]["isError"] and by_id[2]["content"][0]["text"].startswith(
-            "add_resource was stopped before its commit: ov's MCP server is stopping (stdin closed); nothing was added"
-        )
-        assert by_id[3]["isError"] and by_id[3]["content"][0]["text"].startswith("not run: ov's MCP server is stopping (stdin closed)")
-        assert not (ov_home / "accounts/default/resources/docs").exists()
+    assert _one_commit_or_nothing(ov, head) == []
+    stopping = "ov's MCP server is stopping (stdin closed)"
+    said = by_id[2]["content"][0]["text"]
+    assert by_id[2]["isError"] and said.startswith(
+        (f"add_resource was stopped before its commit: {stopping}; nothing was added", f"the write was stopped while it waited for the store's write lock ({stopping}): nothing was written")
+    ), said
+    assert by_id[3]["isError"] and by_id[3]["content"][0]["text"].startswith(f"not run: {stopping}")
+    assert not (ov_home / "accounts/default/resources/docs").exists()
     logged = _calls_logged(ov_home)
-    assert logged["add_resource"]["outcome"] == ("ok" if committed else "error") and "ms" in logged["add_resource"]
+    assert logged["add_resource"]["outcome"] == "error" and "ms" in logged["add_resource"]
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "cancelled"])
@@ -568,7 +575,6 @@ def test_a_large_add_stops_between_two_files_on_sigterm_or_its_cancellation(ov, 
     head = ov("snapshot", "log", "--json").json["result"]
     with _stopping(how, "add_resource", {"source": str(large_folder)}) as host:
         time.sleep(1)  # the add is under way
-        stopped = time.monotonic()
         said = host.stop(how)
         if how == "SIGTERM":
             assert said.startswith("add_resource was stopped before its commit: ov's MCP server is stopping (SIGTERM); nothing was added"), said
@@ -577,7 +583,7 @@ def test_a_large_add_stops_between_two_files_on_sigterm_or_its_cancellation(ov, 
             assert host.answer(3)["result"] == {}
             host.send(_tool_call(4, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
             assert host.answer(4)["result"]["content"][0]["text"].startswith("wrote viking://resources/after.md")  # once the add has stopped
-        assert time.monotonic() - stopped < 15
+    # An add that went on to its end would have committed: the stop was taken before the commit.
     assert _one_commit_or_nothing(ov, head) == ([] if how == "SIGTERM" else ["write"])
     assert not (ov_home / "accounts/default/resources/docs").exists()
     assert _calls_logged(ov_home)["add_resource"]["outcome"] == "error"
@@ -592,7 +598,6 @@ def test_a_session_commit_waiting_for_its_model_stops_at_once_with_nothing_writt
     head = ov("snapshot", "log", "--json").json["result"]
     with _stopping(how, "session_commit", {"session": "s1"}, llm_server) as host:
         _until_asked(llm_server)
-        stopped = time.monotonic()
         said = host.stop(how)
         if how == "SIGTERM":
             assert said.startswith(
@@ -602,7 +607,7 @@ def test_a_session_commit_waiting_for_its_model_stops_at_once_with_nothing_writt
             host.send(_tool_call(3, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
             # Writes run one at a time: the next is answered once the session_commit has stopped.
             assert host.answer(3)["result"]["content"][0]["text"].startswith("wrote viking://resources/after.md")
-        assert time.monotonic() - stopped < 5
+        assert llm_server.wait_hung_up(), "the model's request was not hung up"  # not waited for, up to llm.timeout
     assert _one_commit_or_nothing(ov, head) == ([] if how == "SIGTERM" else ["write"])
     assert not (ov_home / "accounts/default/user/default/sessions/s1/history").exists()  # nothing archived
     assert "I prefer small pull requests." in (ov_home / "accounts/default/user/default/sessions/s1/messages.jsonl").read_text()
@@ -659,7 +664,6 @@ def test_an_add_whose_model_summarises_a_folder_stops_within_a_second_with_nothi
     head = ov("snapshot", "log", "--json").json["result"]
     with _stopping(how, "add_resource", {"source": str(folder)}, llm_server) as host:
         _until_asked(llm_server)  # the add is summarising its folder
-        stopped = time.monotonic()
         said = host.stop(how)
         if how == "SIGTERM":
             assert re.match(
@@ -667,9 +671,8 @@ def test_an_add_whose_model_summarises_a_folder_stops_within_a_second_with_nothi
                 said,
             ), said
         else:
-            assert _until_logged(ov_home, "add_resource", within=10)["outcome"] == "error"
-        took = time.monotonic() - stopped
-        assert took < 1.5, took  # not the model's two minutes
+            assert _until_logged(ov_home, "add_resource", within=60)["outcome"] == "error"
+        assert llm_server.wait_hung_up(), "the summary's request was not hung up"  # not the model's two minutes
     assert _one_commit_or_nothing(ov, head) == []
     assert not (ov_home / "accounts/default/resources/docs").exists()
     assert ov("usage", "--json").json["result"]["summary/openai/test-model"] == {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 1}
@@ -683,15 +686,13 @@ def test_a_search_waiting_for_its_query_plan_stops_within_a_second(ov, ov_home, 
     llm_server = _slow_model(ov, monkeypatch)
     with _stopping(how, "search", {"query": "how do we deploy to staging"}, llm_server) as host:
         _until_asked(llm_server)
-        stopped = time.monotonic()
         said = host.stop(how)
         if how == "SIGTERM":
             # A read has nothing to write: its hint says only to call again, where a write's says it wrote nothing.
             assert said == "the query plan was stopped while openai/test-model was answering (ov's MCP server is stopping (SIGTERM))\nhint: make the call again", said
         else:
-            assert _until_logged(ov_home, "search", within=10)["cancelled"] is True
-        took = time.monotonic() - stopped
-        assert took < 1.5, took
+            assert _until_logged(ov_home, "search", within=60)["cancelled"] is True
+        assert llm_server.wait_hung_up(), "the query plan's request was not hung up"
 
 
 def test_a_search_says_when_its_query_planner_failed(ov, monkeypatch):
@@ -723,11 +724,9 @@ def test_a_remember_waiting_for_its_model_stops_within_a_second_with_nothing_wri
     # A text the rules do not read: the model files it.
     with _stopping("cancelled", "remember", {"text": "Atlas merges are squashed on Fridays"}, llm_server) as host:
         _until_asked(llm_server)
-        stopped = time.monotonic()
         host.stop("cancelled")
-        assert _until_logged(ov_home, "remember", within=10)["outcome"] == "error"
-        took = time.monotonic() - stopped
-        assert took < 1.5, took
+        assert _until_logged(ov_home, "remember", within=60)["outcome"] == "error"
+        assert llm_server.wait_hung_up(), "remember's request to the model was not hung up"
     assert host.rest == []
     assert _calls_logged(ov_home)["remember"]["cancelled"] is True
     assert _one_commit_or_nothing(ov, head) == []
@@ -738,6 +737,7 @@ def test_a_cancelled_call_not_yet_started_is_never_run_and_one_waiting_for_the_l
     while it waited in the queue was committed later; one cancelled while it waited for the store's
     lock waited on, for the lock's whole timeout, and committed)"""
     assert ov("init").exit_code == 0
+    assert ov("config", "set", "store.lock_timeout", "600").exit_code == 0
     lock = _held_lock(ov_home)
     queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
     host = _Host()
@@ -756,8 +756,9 @@ def test_a_cancelled_call_not_yet_started_is_never_run_and_one_waiting_for_the_l
         )
         assert host.answer(6) == [{"jsonrpc": "2.0", "id": 6, "result": {}}]
         assert host.answer(4)["result"] == {}
-        deadline = time.monotonic() + 5
-        while not (ov_home / "logs" / "mcp.jsonl").exists() or "write" not in _calls_logged(ov_home):
+        # The lock is held on, and waited for longer than the test runs: only the cancellation ends the write.
+        deadline = time.monotonic() + 60
+        while not any(r["tool"] == "write" and r.get("cancelled") for r in _records_logged(ov_home)):
             assert time.monotonic() < deadline, "the write cancelled while it waited for the lock did not stop"
             time.sleep(0.01)
     finally:
@@ -2089,9 +2090,8 @@ def test_grep_and_glob_answer_a_pattern_the_matcher_cannot_cut_short_within_thei
         4: ("glob", {"pattern": "*" * 30 + "x"}),
         5: ("glob", {"pattern": "*" * 30 + "s.md", "uri": "viking://resources"}),
     }
-    started = time.monotonic()
-    answers = {a["id"]: a["result"] for a in _raw([INIT] + [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}} for i, (n, a) in calls.items()], timeout=30)}
-    assert time.monotonic() - started < 20
+    # A call never answered holds the server past stdin's close: `_raw`'s timeout fails the test.
+    answers = {a["id"]: a["result"] for a in _raw([INIT] + [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}} for i, (n, a) in calls.items()], timeout=60)}
     for request in (2, 3):
         assert answers[request]["isError"] and "is too long: grep takes at most 500 characters" in answers[request]["content"][0]["text"]
     assert answers[4]["content"][0]["text"] == "no path matches"
@@ -2230,10 +2230,10 @@ def test_add_resource_refuses_a_folder_past_the_limit_with_no_way_round_it(ov, t
     assert not (ov_home / "accounts").exists()  # nothing written, not even the account
 
 
-def test_find_reads_the_index_as_it_is_while_another_process_updates_it(ov, index_held):
+def test_find_reads_the_index_as_it_is_while_another_process_updates_it(ov, index_held, monkeypatch):
     # (found by an audit: a find waited up to store.lock_timeout, 9.1 s, for another process's
     # update, where the docs say it reads the index as it is and says it is behind)
-    import time
+    from ov.store.lock import WriteLock
 
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
     assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
@@ -2241,9 +2241,16 @@ def test_find_reads_the_index_as_it_is_while_another_process_updates_it(ov, inde
     assert ov("write", "viking://resources/tea.md", "--content", "Earl Grey is flavoured with bergamot.\n").exit_code == 0
     assert ov("config", "set", "store.lock_timeout", "8").exit_code == 0
     index_held()
-    started = time.monotonic()
+    waits = []
+    acquire = WriteLock.acquire
+
+    def noted(lock, *args, **kwargs):
+        waits.append((lock.path.name, lock.timeout))
+        return acquire(lock, *args, **kwargs)
+
+    monkeypatch.setattr(WriteLock, "acquire", noted)
     said, error = _tool("find", {"query": "marmalade"})
-    assert time.monotonic() - started < 4
+    assert waits and all(timeout == 0 for name, timeout in waits if name == "index.lock"), waits  # not store.lock_timeout
     assert not error and said.startswith("warning: the index is behind HEAD while another ov process brings it up to date")
     assert "viking://resources/jam.md" in said
 
