@@ -17,11 +17,20 @@ WAIT_THEN_WRITE = """
 import os, sys, time
 from pathlib import Path
 start = Path(sys.argv[1])
+(start.parent / f"ready.{os.getpid()}").touch()
 while not start.exists():
     time.sleep(0.001)
 from ov.cli.main import main
 main(sys.argv[2:])
 """
+
+
+def _until_ready(start: Path, count: int) -> None:
+    """Until ``count`` writers have started and wait for ``start`` (each notes it is ready)."""
+    deadline = time.monotonic() + 60
+    while len(list(start.parent.glob("ready.*"))) < count:
+        assert time.monotonic() < deadline, "the writers never started"
+        time.sleep(0.01)
 
 
 def test_sixteen_processes_writing_sixteen_uris(ov_home: Path, tmp_path: Path):
@@ -38,7 +47,7 @@ def test_sixteen_processes_writing_sixteen_uris(ov_home: Path, tmp_path: Path):
         )
         for i in range(WRITERS)
     ]
-    time.sleep(0.5)  # let every interpreter start and block on the start file
+    _until_ready(start, WRITERS)
     start.touch()
     results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
     assert [r[2] for r in results] == [0] * WRITERS, [r[1].decode() for r in results]
@@ -230,7 +239,7 @@ def test_twelve_processes_adding_to_one_session_at_once(ov_home: Path, tmp_path:
         )
         for i in range(count)
     ]
-    time.sleep(0.5)
+    _until_ready(start, count)
     start.touch()
     results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
     assert [r[2] for r in results] == [0] * count, [r[1].decode() for r in results]
