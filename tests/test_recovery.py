@@ -68,13 +68,20 @@ def test_a_stale_branch_lock_no_longer_blocks_every_later_write(ov_process, ov_h
     assert ov_process("read", "viking://resources/e.md").stdout == "after"
 
 
-def test_a_young_branch_lock_is_given_time_before_it_counts_as_stale(ov, ov_home):
+def test_a_young_branch_lock_is_given_time_before_it_counts_as_stale(ov, ov_home, monkeypatch):
+    from types import SimpleNamespace
+
+    from ov.store import gitstore
+
     assert ov("write", "viking://resources/a.md", "--content", "before").exit_code == 0
     lock = account(ov_home) / ".git/refs/heads/main.lock"
     lock.touch()  # as if a plain git were writing the branch this very moment
-    started = time.monotonic()
+    # The store's clock: its sleeps are noted and move it on, rather than waited.
+    slept: list[float] = []
+    monkeypatch.setattr(gitstore, "time", SimpleNamespace(time=lambda: time.time() + sum(slept), localtime=time.localtime, sleep=slept.append))
     assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
-    assert time.monotonic() - started >= 0.5
+    # It waited until the lock could be old enough, then found it still there: stale.
+    assert len(slept) == 1 and 0 < slept[0] <= gitstore.STALE_LOCK_SECONDS, slept
     assert not lock.exists()
 
 
