@@ -754,12 +754,14 @@ def test_a_longer_path_puts_the_files_that_match_more_of_its_segments_first(ov):
 
 @pytest.mark.parametrize("text", ["a" * 200_000, "a." * 100_000 + "1", "a/" * 100_000, ("x" * 50 + " ") * 4_000, "ab.cd " * 40_000])
 def test_reading_the_paths_of_a_long_pasted_prompt_stays_linear(text):
-    # The prompt hook ranks every prompt, pasted logs included: a word is read once, not once a character.
+    # The prompt hook ranks every prompt, pasted logs included: a word is read once, not once a
+    # character. Read once, these take milliseconds of CPU; read once a character, minutes: the
+    # bound fails the second only, never a slow machine.
     from ov.retrieval.named import named_paths
 
     start = time.process_time()
     named_paths(text)
-    assert time.process_time() - start < 1.0
+    assert time.process_time() - start < 30, "reading the paths did not end in reasonable time"
 
 
 @pytest.mark.parametrize(

@@ -516,10 +516,11 @@ def test_a_huge_answer_is_bounded_and_merged_quickly(ov, ov_home, with_llm, capl
         *({"memory_type": "events", "fields": {"event": f"e{n}", "content": f"- Event {n}"}} for n in range(100)),
     ))
     caplog.set_level("WARNING", logger="ov.sessions.memory.llm_extract")
-    # CPU time, which other work on the machine does not stretch: the merge was CPU-bound (minutes).
+    # CPU time, which other work on the machine does not stretch, and a bound only the old merge
+    # reaches (minutes of it): it fails a hang, not a slow machine. The bounds are checked below.
     started = time.process_time()
     assert ov("commit", "s").exit_code == 0
-    assert time.process_time() - started < 30
+    assert time.process_time() - started < 60, "the commit did not end in reasonable time"
     files = _memory_files(ov_home)
     assert files["profile.md"].splitlines() == ["- Editor: vim", *(f"- Fact number {n}" for n in range(MAX_LINES))]
     assert len([f for f in files if f.startswith("events/")]) == MAX_MEMORIES - 1

@@ -301,9 +301,11 @@ def test_a_traceback_is_read_as_its_error_and_the_files_it_names(text, focused):
 
 @pytest.mark.parametrize("text", ["at " + "a" * 200_000, "at x y z\n" * 20_000, ("  File \"a.py\", line 1, in f\n" + "    x\n") * 10_000])
 def test_reading_a_long_paste_for_a_traceback_stays_linear(text):
+    # Milliseconds of CPU read once, minutes read again from every line: the bound fails the
+    # second only, never a slow machine.
     start = time.process_time()
     focus(text)
-    assert time.process_time() - start < 1.0
+    assert time.process_time() - start < 30, "reading the paste did not end in reasonable time"
 
 
 def test_a_pasted_traceback_gets_the_files_it_names(ov, project):

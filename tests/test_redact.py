@@ -583,6 +583,11 @@ def test_redact_value_leaves_non_strings_alone():
     assert redact_value({"token": 7}) == ({"token": 7}, 0)
 
 
+# CPU seconds past which a redaction counts as hung, not slow: how fast it is is bench/redact.py's
+# to measure, not a test's to assert on a machine other work shares.
+HANG_CPU = 30.0
+
+
 def _ordinary_text(size: int) -> str:
     chunk = (
         "The agent read src/app.py and found that the token budget is 2000; the tokenizer counts words.\n"
@@ -594,15 +599,14 @@ def _ordinary_text(size: int) -> str:
     return (chunk * (size // len(chunk) + 1))[:size]
 
 
-def test_one_megabyte_of_ordinary_text_is_fast():
+def test_one_megabyte_of_ordinary_text_is_left_as_it_is():
+    # How fast: bench/redact.py ("ordinary text", 1 MB; docs/benchmarks.md). Here only a hang,
+    # minutes of a quadratic rule, fails it (HANG_CPU).
     text = _ordinary_text(1_000_000)
-    # CPU time, as below: a linear scan takes ~0.5 s of it, a quadratic rule minutes, and
-    # other work on the machine stretched the wall clock past 2 s.
     start = time.process_time()
     out, n = redact(text)
-    elapsed = time.process_time() - start
     assert (n, out == text) == (0, True)
-    assert elapsed < 2.0, f"1 MB took {elapsed:.2f} s of CPU"
+    assert time.process_time() - start < HANG_CPU, "the redaction of 1 MB did not end in reasonable time"
 
 
 @pytest.mark.parametrize(
@@ -657,11 +661,12 @@ def test_one_megabyte_of_ordinary_text_is_fast():
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):
-    # CPU time, not wall time: a backtracking rule takes minutes on these, while other work on
-    # the machine stretched a 0.5 s scan past any wall-clock bound.
+    # A backtracking rule takes minutes of CPU on these, a linear scan well under a second: the
+    # bound fires on the first only. How the time grows with the input's size is measured by
+    # bench/redact.py.
     start = time.process_time()
     redact(text)
-    assert time.process_time() - start < 2.0
+    assert time.process_time() - start < HANG_CPU, "the redaction backtracked"
 
 
 class _CountedText(str):

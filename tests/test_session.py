@@ -427,7 +427,8 @@ def test_a_long_message_without_a_sentence_end_commits(ov, ov_home):
     assert ov("session", "add", "s", "--role", "assistant", "--text", "Looked at it. The worker is fine.").exit_code == 0
     started = time.process_time()
     assert ov("commit", "s").exit_code == 0
-    assert time.process_time() - started < 10  # CPU time: minutes with the old scan, a second or so now
+    # A bound only the old scan reaches (CPU minutes; a second or so now): it fails a hang, not a slow machine.
+    assert time.process_time() - started < 60, "the commit did not end in reasonable time"
     overview = ov("overview", "viking://~/sessions/s/history/archive_001").stdout
     # the title is cut on a word, and says so
     assert overview.startswith("# worker-3 processed job 1234 in 12 ms, worker-3 processed job 1234 in 12 ms...\n")
