@@ -18,10 +18,11 @@ written after the rules were changed, and run once; when the rules were then cha
 showed, a second one (:data:`FRESH2`) was written and run once in its turn, and a third
 (:data:`FRESH3`) after the second round. A fourth (:data:`FRESH4`) was written blind by a
 different author, who had read neither the rules nor the cases, a sixth (:data:`FRESH6`) by
-another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way. Each comment says when its part was read
+another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way; an eighth (:data:`FRESH8`) was written
+blind before the round after the seventh and is held back (no rule is fixed on it by name). Each comment says when its part was read
 untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -621,6 +622,86 @@ FRESH7: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# An eighth part (:data:`FRESH8`), written blind by the author of the rules' next round before reading
+# their code, and held back: no rule may be fixed on one of its cases by name. First run on main at
+# 5007f36 (before that round's rules): 16/30.
+FRESH8: list[tuple[str, list[str], dict]] = [
+    # ---------------- who the user is (6) ----------------
+    ("f8-id-name-role", ["Hi! Name's Oluwaseun, I'm a frontend dev on the growth squad"],
+     {"has": [("profile.md", "Oluwaseun")], "no_event": True}),
+    ("f8-id-employer", ["I work for Mercado Libre, in the logistics org"],
+     {"has": [("profile.md", "Mercado Libre")], "no_event": True}),
+    ("f8-id-city-tz", ["I live in Montreal so expect replies on Eastern time"],
+     {"has": [("profile.md", "Montreal")], "no_event": True}),
+    ("f8-id-github", ["my github username is k-nakamura if you need it for the CODEOWNERS file"],
+     {"has": [("*", "k-nakamura")], "no_event": True}),
+    ("f8-id-years", ["I've been writing Go professionally for about six years"],
+     {"has": [("*", "Go")], "no_event": True}),
+    ("f8-id-accessibility", ["I'm colorblind (deuteranopia), so don't rely on red vs green in diagrams"],
+     {"has": [("*", "colorblind")], "no_event": True}),
+
+    # ---------------- tools, editor, shell (5) ----------------
+    ("f8-tool-editor", ["I'm a JetBrains person, IntelliJ for everything"],
+     {"has": [("*", "IntelliJ")], "no_event": True}),
+    ("f8-tool-shell", ["shell: zsh with oh-my-zsh"],
+     {"has": [("*", "zsh")], "no_event": True}),
+    ("f8-tool-terminal", ["My terminal is WezTerm and I run everything inside tmux"],
+     {"has": [("*", "WezTerm")], "no_event": True}),
+    ("f8-tool-pkg", ["we use pnpm in this repo, never npm or yarn"],
+     {"has": [("*", "pnpm")], "no_event": True}),
+    ("f8-tool-os", ["I'm on Arch, btw"],
+     {"has": [("profile.md", "Arch")], "no_event": True}),
+
+    # ---------------- team practices / preferences (6) ----------------
+    ("f8-team-squash", ["We always squash-merge PRs here"],
+     {"has": [("*", "squash")], "no_event": True}),
+    ("f8-team-review", ["Every PR needs two approvals before it can merge"],
+     {"has": [("*", "two approvals")], "no_event": True}),
+    ("f8-pref-short", ["keep your answers short, I'll ask if I need more detail"],
+     {"has": [("preferences/*", "short")], "no_event": True}),
+    ("f8-pref-no-mocks", ["I prefer integration tests against a real Postgres over mocking the DB"],
+     {"has": [("preferences/*", "integration tests")], "no_event": True}),
+    ("f8-pref-fragment", ["early returns over nested ifs"],
+     {"has": [("preferences/*", "early returns")], "no_event": True}),
+    ("f8-pref-dont-touch", ["Don't touch the generated files under src/gen/, they're overwritten by protoc"],
+     {"has": [("preferences/*", "src/gen")], "no_event": True}),
+
+    # ---------------- corrections over time (6) ----------------
+    ("f8-corr-editor", ["I use Emacs", "moved to Neovim a while ago actually"],
+     {"has": [("profile.md", "Neovim")], "lacks": [("profile.md", "Emacs")]}),
+    ("f8-corr-employer", ["I'm an engineer at Spotify", "I left Spotify last month, now I'm at Canva"],
+     {"has": [("profile.md", "Canva")], "lacks": [("profile.md", "Spotify")]}),
+    ("f8-corr-city", ["I'm based in Madrid", "we moved to Valencia over the summer"],
+     {"has": [("profile.md", "Valencia")], "lacks": [("profile.md", "Madrid")]}),
+    ("f8-corr-shell", ["My shell is zsh", "switched to fish last week, zsh is gone"],
+     {"has": [("profile.md", "fish")], "lacks": [("profile.md", "Shell: zsh")]}),
+    ("f8-corr-db-version", ["The orders service uses MySQL 5.7", "we finally upgraded the orders service to MySQL 8"],
+     {"has": [("entities/*", "MySQL 8")], "lacks": [("entities/*", "5.7")]}),
+    ("f8-corr-name", ["My name is Katherine", "Actually call me Kate, nobody uses Katherine"],
+     {"has": [("profile.md", "Kate")], "no_event": True}),
+
+    # ---------------- project facts / events (3) ----------------
+    ("f8-proj-deploy", ["Staging deploys automatically from the develop branch"],
+     {"has": [("*", "develop")], "no_event": True}),
+    ("f8-proj-owner", ["The search service is owned by Priya's team"],
+     {"has": [("entities/*", "Priya")], "no_event": True}),
+    ("f8-event-incident", ["We had an outage on the checkout API last night, root cause was an expired TLS cert"],
+     {"has": [("events/*", "TLS cert")]}),
+
+    # ---------------- non-English (2) ----------------
+    ("f8-intl-es-editor", ["Uso Neovim como editor"],
+     {"has": [("*", "Neovim")], "no_event": True}),
+    ("f8-intl-de-name", ["Ich heiße Jörg und arbeite bei SAP"],
+     {"has": [("*", "Jörg")], "no_event": True}),
+
+    # ---------------- must NOT be kept (2) ----------------
+    ("f8-none-thanks", ["thanks, that worked! can you also fix the lint warnings?"],
+     {"nothing": True}),
+    ("f8-none-hypothetical", ["if I were using Emacs, how would I bind this to a key?"],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -637,8 +718,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH6
     if name == "fresh7":
         return FRESH7
+    if name == "fresh8":
+        return FRESH8
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -715,12 +798,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
