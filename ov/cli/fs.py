@@ -103,7 +103,7 @@ def tree(
 def stat(uri: UriArg) -> None:
     """Show what a URI is: type, size, lines, time, whether it is committed, and a memory's created/updated times and sources."""
     from ov.ingest.resource import stat_with_source
-    from ov.sessions.remember import memory_fields
+    from ov.sessions.memory_fields import memory_fields
 
     store = runtime().store
     info = stat_with_source(store, store.uri(uri))

@@ -305,7 +305,7 @@ def refile(
     correction leaves the note as it was. `ov fsck` names such notes. A note you made on purpose
     (`ov remember --type events`, from this version on) is left where it is unless you name it.
     """
-    from ov.sessions.remember import refile as run_refile
+    from ov.sessions.refiling import refile as run_refile
 
     store = runtime().store
     result = run_refile(store, [store.uri(u) for u in uris] if uris else None, dry_run=dry_run)
@@ -331,7 +331,7 @@ def forget(
     A memory file may hold several facts (profile.md: where you work, your editor, your city):
     forgetting the file forgets them all, and says which.
     """
-    from ov.sessions.remember import forget as run_forget
+    from ov.sessions.forget import forget as run_forget
 
     store = runtime().store
     result = run_forget(store, store.uri(uri), match=match, line=line)

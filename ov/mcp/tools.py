@@ -741,7 +741,7 @@ def _tree(store, args: _Args, _context: Context) -> Listing:
 
 def _stat(store, args: _Args, _context: Context) -> str:
     from ov.ingest.resource import stat_with_source
-    from ov.sessions.remember import memory_fields
+    from ov.sessions.memory_fields import memory_fields
 
     uri = store.uri(args.text("uri", required=True))
     info = stat_with_source(store, uri)
@@ -779,7 +779,7 @@ def _remember(store, args: _Args, _context: Context) -> str:
 
 
 def _forget(store, args: _Args, _context: Context) -> str:
-    from ov.sessions.remember import forget
+    from ov.sessions.forget import forget
 
     result = forget(store, store.uri(args.text("uri", required=True)), match=args.text("match"), line=args.number("line"))
     return f"{result.summary}\n{result.note}" if result.note else result.summary

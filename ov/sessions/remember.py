@@ -1,9 +1,9 @@
-"""`ov remember` and `ov forget`: deterministic writes of long-term memories, no LLM needed.
+"""`ov remember`: deterministic writes of long-term memories, no LLM needed.
 
 ``remember`` reads TEXT the way a session commit reads a user's explicit
 statement ("I prefer ...", "my X is Y", ...; anything else as "remember that
-..."), merges it into the memory file it belongs to, and commits. ``forget``
-removes one memory file, or one line of it; git history keeps it.
+..."), merges it into the memory file it belongs to, and commits. `ov forget`
+is :mod:`ov.sessions.forget`, `ov refile` :mod:`ov.sessions.refiling`.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ov.errors import InvalidInput, IsADirectory, NotFound, proposal
+from ov.errors import InvalidInput
 from ov.identity import validate_id
 from ov.sessions import clock
 from ov.sessions.memory.schema import TEXT_TYPES
 from ov.store.store import Store
-from ov.uri import VikingURI, nfc
-from ov.wording import counted
+from ov.uri import VikingURI
 
 # What `ov remember` and the MCP tool say when the memories already hold the text.
 ALREADY_REMEMBERED = "already remembered: nothing changed, no commit"
@@ -188,81 +187,6 @@ def _by_root(store: Store, candidates: list, peer: str | None, workspace: str | 
 _STATED = {"entities": 'a fact about a system or a team ("The billing service runs on Kubernetes", "We moved CI to GitHub Actions")'}
 
 
-@dataclass(frozen=True)
-class Refiled:
-    """What `ov refile` moved: each dated note, with the memories that now hold its words."""
-
-    moves: list[tuple[str, list[str]]]
-    commit: str | None
-
-    def to_dict(self) -> dict:
-        return {"moved": [{"from": note, "to": to} for note, to in self.moves], "commit": self.commit, "changed": self.commit is not None}
-
-
-def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool = False) -> Refiled:
-    """File the dated notes an older ov made of statements that ``ov remember`` files elsewhere
-    today (:mod:`ov.sessions.memory.refile`) where it files them, each note removed, all in one
-    commit: the user's memories and each peer's, or only ``notes`` (one made a dated note on
-    purpose, ``ov remember --type events``, is left be unless named). ``dry_run``: say what would move,
-    write nothing. Raises InvalidInput for one of ``notes`` that is no such note."""
-    from ov.sessions.memory.plan import plan_memories
-    from ov.sessions.memory.refile import EVENTS, is_dated_note, refiled
-    from ov.sessions.memory.schema import load_schemas
-
-    schemas = load_schemas(store.home.root / "memory_schemas")
-    user = store.identity.user
-    peers = store.path(VikingURI(("user", user, "peers")))
-    roots = [memories_root(store), *(memories_root(store, p.name) for p in sorted(peers.iterdir()) if p.is_dir())] if peers.is_dir() else [memories_root(store)]
-    when = clock.now()
-    chosen = None if notes is None else {uri.path for uri in notes}
-    if not store.exists:  # no store, no note: nothing is moved, and no store is made to say so
-        _refuse_missed(chosen, [])
-        return Refiled([], None)
-    with store.transaction() as tx:
-        moves, found_notes, groups = [], [], {}
-        for root in roots:
-            for path in sorted(tx.files_below(VikingURI((*root.parts, EVENTS)))):
-                uri = VikingURI(tuple(path.split("/")))
-                named = is_dated_note("/".join(uri.parts[len(root.parts) :])) and (chosen is None or uri.path in chosen)
-                data = tx.existing_file(uri) if named else None
-                found = refiled(data.decode("utf-8", "replace"), schemas, user, named=chosen is not None) if data is not None else []
-                if found:
-                    found_notes.append(uri)
-                    groups.setdefault(str(root), []).extend(found)
-                    # Where the note's words are held now (a file that said them already, unchanged, too).
-                    held = (VikingURI((*root.parts, *schemas[c.memory_type].path_for(c.fields, when).split("/"))) for c in found)
-                    moves.append((str(uri), list(dict.fromkeys(map(str, held)))))
-        _refuse_missed(chosen, found_notes)
-        if not found_notes:
-            return Refiled([], None)
-        writes, _diff = plan_memories(schemas, groups, read=reader(tx, *roots), listing=lister(tx, *roots), when=when, archive_uri="ov refile", user=user)
-        if dry_run:
-            return Refiled(moves, None)
-        by_root = {str(r): r for r in roots}
-        written = []
-        for (root, rel), content in writes.items():
-            uri = VikingURI((*by_root[root].parts, *rel.split("/")))
-            if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
-                tx.delete(uri)
-            else:
-                tx.put(uri, content.encode("utf-8"))
-            written.append(uri)
-        for note in found_notes:
-            tx.delete(note)
-        result = tx.commit("refile", [*found_notes, *written])
-    return Refiled(moves, result.commit)
-
-
-def _refuse_missed(chosen: set[str] | None, found: list[VikingURI]) -> None:
-    """InvalidInput for the first of the notes ``chosen`` (paths) that is not among those ``found``."""
-    missed = sorted((chosen or set()) - {uri.path for uri in found})
-    if missed:
-        raise InvalidInput(
-            f"viking://{missed[0]} is not a dated note of words `ov remember` files elsewhere now",
-            hint="`ov refile --dry-run` lists the notes it would move",
-        )
-
-
 def lister(tx, *roots: VikingURI):
     """``listing(root_uri, reldir)``: the names of the files in a folder of the memories ``roots``,
     as the transaction ``tx`` sees them."""
@@ -353,193 +277,3 @@ def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     bullet = text if text.lstrip().startswith(("-", "#")) else f"- {text}"
     # Only the type and the file are the model's: what its own words would replace or amend is not.
     return [Candidate(chosen.memory_type, {**chosen.fields, "content": bullet}, chosen.source_message_ids, chosen.about)]
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    """What a forget took out, and how to bring it back.
-
-    ``lines``: the facts that went (every line of the file when it went whole); ``kept``: the
-    lines of the file left in it (0: the file went). The session archives it was learnt from that
-    still hold the words it was made from are ``sources``: those are searched and recalled like
-    any session, so the user hears of them rather than believe the fact gone from everything an
-    agent is shown."""
-
-    uri: str
-    commit: str | None
-    sources: tuple[str, ...] = ()
-    lines: tuple[str, ...] = ()
-    kept: int = 0
-
-    @property
-    def summary(self) -> str:
-        """What `ov forget` and the MCP tool say: what went, in which commit, and how to undo it.
-        A file of several facts is named with them: forgetting the file a find named for one fact
-        takes the others too, and the caller must know which."""
-        commit = (self.commit or "-")[:10]
-        if self.kept:
-            return f'forgot the line "{self.lines[0]}" of {self.uri}, {counted(self.kept, "line")} kept (commit {commit}); to undo, {self.undo}'
-        said = f"forgot {self.uri} (commit {commit})"
-        if len(self.lines) > 1:
-            shown = "; ".join(f'"{line}"' for line in self.lines[:FORGOTTEN_SHOWN])
-            more = f" and {len(self.lines) - FORGOTTEN_SHOWN} more" if len(self.lines) > FORGOTTEN_SHOWN else ""
-            said += f" with all {len(self.lines)} of its lines, {shown}{more}"
-        return f"{said}; to undo, {self.undo}"
-
-    @property
-    def undo(self) -> str:
-        # The file as it was in the commit before the forget, brought back as a new commit.
-        return f"run `ov snapshot restore {(self.commit or 'HEAD')[:10]}~1 --uri {self.uri}`"
-
-    @property
-    def note(self) -> str:
-        if not self.sources:
-            return ""
-        shown = ", ".join(self.sources[:3]) + (f" (+{len(self.sources) - 3} more)" if len(self.sources) > 3 else "")
-        held = "holds" if len(self.sources) == 1 else "hold"
-        return f"the session archive it was learnt from still {held} what was said, and is searched and recalled: {shown}"
-
-    def to_dict(self) -> dict:
-        return {"uri": self.uri, "commit": self.commit, "sources": list(self.sources), "lines": list(self.lines), "kept": self.kept, "deleted": not self.kept}
-
-
-FORGOTTEN_SHOWN = 3  # the lines of a forgotten file its summary quotes
-
-
-def forget(store: Store, uri: VikingURI, *, match: str | None = None, line: int | None = None) -> Forgotten:
-    """Forget the memory file ``uri`` in one commit, or with ``match`` (text the line holds) or
-    ``line`` (its number, as ``read`` shows it) only that line of it: a file holds several
-    facts (profile.md: employer, editor, city), and one of them may be wrong. The file goes when
-    no fact is left in it. InvalidInput when no line, or more than one, is the one meant."""
-    parts = uri.parts
-    in_memories = "memories" in parts and parts[0] == "user" and (parts.index("memories") in (2, 4))
-    if not in_memories or parts[-1] == "memories":
-        raise InvalidInput(f"{uri} is not a memory", hint="memories live under viking://~/memories/ (or a peer's memories/)")
-    if store.path(uri).is_dir():
-        raise IsADirectory(f"{uri} is a directory of memories", hint="forget one memory file at a time, or use `ov rm -r`")
-    gone = NotFound(f"{uri} does not exist", hint=f"list memories with {proposal('ls', uri='viking://~/memories', recursive=True)}")
-    store.require_before_lock(uri, gone)  # a mistyped account: no lock, no trace of it
-    with store.transaction() as tx:
-        data = tx.existing_file(uri)
-        if data is None:
-            raise gone
-        sources = _archived_sources(store, data)
-        if match is None and line is None:  # a file no longer UTF-8 text can be forgotten too
-            tx.delete(uri)
-            forgotten, kept = tuple(_fact_lines(data.decode("utf-8", "replace"))), 0
-        else:
-            from ov.sessions.memory.files import decode_memory
-
-            text = decode_memory(data, uri)
-            facts = _fact_lines(text)
-            one = _the_line(uri, text, facts, match, line)
-            rest = [fact for i, fact in enumerate(facts) if i != facts.index(one)]
-            if rest:
-                tx.put(uri, _without_line(text, one).encode("utf-8"))
-            else:
-                tx.delete(uri)
-            forgotten, kept = (one,), len(rest)
-            # The file's sources are every archive that changed it; of one line, only those that said it
-            # (None: a line with no word to look for, whose archive cannot be told)
-            from ov.sessions.line_sources import archives_holding
-
-            held = archives_holding(store, uri, sources, one) if sources else []
-            sources = sources if held is None else held
-        result = tx.commit("forget", [uri])
-    return Forgotten(result.uris[0], result.commit, tuple(s for s in sources if _exists(store, s)), forgotten, kept)
-
-
-def _fact_lines(text: str) -> list[str]:
-    """The lines of a memory's content that say something: not blank, not a section heading."""
-    from ov.sessions.memory.files import repaired_memory
-
-    content, _meta = repaired_memory(text)
-    return [line.strip() for line in content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-
-
-def _the_line(uri: VikingURI, text: str, facts: list[str], match: str | None, line: int | None) -> str:
-    """The one fact of the memory ``uri`` that ``match`` and ``line`` name."""
-    listed = "; ".join(f'"{fact}"' for fact in facts[:10])
-    if line is not None:
-        lines = text.splitlines()
-        said = lines[line - 1].strip() if 0 < line <= len(lines) else None
-        if said not in facts:
-            raise InvalidInput(f"line {line} of {uri} is no line of the memory's content", hint=f"its lines are: {listed}; name one with {{match}}", arguments={"match"})
-        if match is not None and not _holds(said, match):
-            raise InvalidInput(f'line {line} of {uri} does not hold "{match}": it is "{said}"', hint="give {line} or {match} alone", arguments={"match", "line"})
-        return said
-    if not match.strip():
-        raise InvalidInput("the text to match is empty", hint=f"its lines are: {listed}")
-    found = list(dict.fromkeys(fact for fact in facts if _holds(fact, match.strip())))
-    if not found:
-        raise InvalidInput(f'no line of {uri} holds "{match}"', hint=f"its lines are: {listed}")
-    if len(found) > 1:
-        shown = "; ".join(f'"{fact}"' for fact in found[:10])
-        raise InvalidInput(f"{counted(len(found), 'line')} of {uri} hold that text: {shown}", hint="give {match} more of the line's words, or its {line}", arguments={"match", "line"})
-    return found[0]
-
-
-def _holds(fact: str, match: str) -> bool:
-    """Whether ``fact`` holds the text ``match``, in any case and either Unicode form: "café" typed
-    decomposed (``e`` and a combining accent, as some keyboards and macOS file names give it) is the
-    stored one-character ``é``, as ``ov grep`` and the files named in a URI compare them."""
-    return _folded(match) in _folded(fact)
-
-
-def _folded(text: str) -> str:
-    # casefold can leave a composed letter decomposed ("ǰ"): NFC once more after it.
-    return nfc(nfc(text).casefold())
-
-
-def _without_line(text: str, fact: str) -> str:
-    """The memory ``text`` with the line ``fact`` out, and its trailer saying it changed."""
-    from ov.sessions.memory.files import format_time, render_memory, repaired_memory
-
-    content, meta = repaired_memory(text)
-    lines = content.splitlines()
-    index = next(i for i, line in enumerate(lines) if line.strip() == fact)
-    content = "\n".join(lines[:index] + lines[index + 1 :])
-    if not meta:  # a memory written by hand, with no trailer: it gets none
-        return content.strip() + "\n"
-    meta = {**meta, "version": int(meta.get("version") or 1) + 1, "updated_at": format_time(clock.now())}
-    return render_memory(content, meta)
-
-
-def _exists(store: Store, text: str) -> bool:
-    try:
-        return store.path(store.uri(text)).exists()
-    except InvalidInput:  # a source a hand edit mangled
-        return False
-
-
-def _archived_sources(store: Store, data: bytes) -> list[str]:
-    """The session archives a memory file names as its sources (its trailer's ``sources``)."""
-    from ov.sessions.memory.files import parse_memory
-
-    try:
-        _, meta = parse_memory(data.decode("utf-8"))
-    except (UnicodeDecodeError, InvalidInput):
-        return []
-    found = meta.get("sources")
-    return [s for s in found if isinstance(s, str) and s.startswith("viking://") and "/history/" in s] if isinstance(found, list) else []
-
-
-# The trailer's fields `ov stat` shows of a memory: when it was made and last changed, and what it came from.
-STAT_FIELDS = ("memory_type", "created_at", "updated_at", "sources")
-
-
-def memory_fields(store: Store, uri: VikingURI) -> dict | None:
-    """What ``ov stat`` and the MCP ``stat`` show of a memory beside the file's own times: its
-    trailer's :data:`STAT_FIELDS` (a file's mtime is its checkout's; these are when the memory was
-    written and corrected, and from which sessions). None for a file that is no memory (no
-    ``memories`` folder above it, no trailer, not UTF-8 text)."""
-    from ov.sessions.memory.files import parse_memory
-
-    if "memories" not in uri.parts[:-1] or not uri.parts[-1].endswith(".md"):
-        return None
-    try:
-        _, meta = parse_memory(store.path(uri).read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, InvalidInput):
-        return None
-    shown = {key: meta[key] for key in STAT_FIELDS if key in meta}
-    return shown or None
