@@ -1663,7 +1663,7 @@ CASES = [
     pytest.param(["My name is Dana Lee", ["I'm Stuck, I can't get the tests to pass"], ["I'm Blocked, my PR needs a review"],
                   ["I'm Sorry, I meant Postgres 15"]], {"profile.md": "- Name: Dana Lee"}, None,
                  id="a-capitalised-state-then-a-clause-is-no-name"),
-    pytest.param(["I'm German, I work at SAP", "I'm Polish, Pri is fine too"], {"profile.md": "- Is German, I work at SAP\n- Is Polish, Pri is fine too"},
+    pytest.param(["I'm German, I work at SAP", "I'm Polish, Pri is fine too"], {"profile.md": "- Is German\n- Works at SAP\n- Is Polish, Pri is fine too"},
                  None, id="a-peoples-word-then-a-clause-is-no-name"),
     # (memfix17b) a sigh or a thanks with nothing the rules read is a remark of the moment, refused; a
     # statement after one is kept, and so is a cause given by "thanks to"
@@ -1680,6 +1680,52 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/thanks_staging_db.md": "- Thanks, the staging DB moved to db2.internal:5432",
                   f"events/{TODAY:%Y/%m/%d}/prod_api_key.md": "- The prod API key expires on 2027-01-31"}, None,
                  id="a-fact-after-a-thanks-or-a-sigh-is-kept"),
+    # (mem18) a name, then a first-person clause of its own: the name and the clause, each its line;
+    # in a session as in ov remember; a state of the moment opening the same shape is still no name
+    pytest.param(["I'm Ilse, I maintain the billing service", "I'm Ilse and my editor is Helix"],
+                 {"profile.md": "- Name: Ilse\n- Maintains the billing service\n- Editor: Helix"}, None,
+                 id="a-name-then-a-clause-of-its-own"),
+    pytest.param([["Hi, I'm Bartosz, I mostly write Kotlin"]], {"profile.md": "- Name: Bartosz\n- Main language: Kotlin"}, None,
+                 id="a-name-then-a-clause-in-a-session"),
+    pytest.param(["My name is Dana Lee", "I'm Confused, I thought we used Jest"],
+                 {"profile.md": "- Name: Dana Lee", f"events/{TODAY:%Y/%m/%d}/confused.md": "- I'm Confused, I thought we used Jest"}, None,
+                 id="a-capitalised-word-of-the-moment-then-a-clause-is-no-name"),
+    # (mem18) "X, not Y": the value is X; Y's line ends as any other value of the key's does
+    pytest.param(["I use zsh", "My shell is nushell, not zsh", "My editor is Kakoune not Vim", "My favorite language is Go, not only for its speed"],
+                 {"profile.md": "- Shell: nushell\n- Editor: Kakoune\n- Favorite language: Go, not only for its speed"}, None,
+                 id="the-value-said-against-another-is-no-part-of-it"),
+    # (mem18) "I'm at X now": the employer in place of a stored one, or with a change of job said;
+    # alone, where the user is; never a venue
+    pytest.param(["I work for Initrode", "I'm at Vandelay Industries now"], {"profile.md": "- Works at Vandelay Industries"}, None,
+                 id="im-at-x-now-replaces-the-employer"),
+    pytest.param(["I'm an SRE at Globex", "correction: I'm at Hooli now, new job since May"], {"profile.md": "- Works at Hooli"}, None,
+                 id="im-at-x-now-replaces-a-role-at-the-employer"),
+    pytest.param(["I'm at Umbrella now, switched jobs last month", "I'm at Soylent now"],
+                 {"profile.md": "- Works at Soylent"}, None, id="im-at-x-now-with-a-job-change-is-the-employer"),
+    pytest.param(["I'm at Pied Piper now"], {"profile.md": "- Is at Pied Piper"}, None, id="im-at-x-now-alone-is-where-the-user-is"),
+    pytest.param(["I work at Acme", "I'm at Gatwick Airport now"], {"profile.md": "- Works at Acme\n- Is at Gatwick Airport"}, None,
+                 id="im-at-a-venue-now-is-no-employer"),
+    # (mem18) "not anymore" answering where the user lives: a move, to a place or away
+    pytest.param(["I live in Oslo", "not anymore, we moved to Bergen"], {"profile.md": "- Lives in Bergen"}, None,
+                 id="not-anymore-we-moved-to-x"),
+    pytest.param(["I'm based in Kraków", "nope, not anymore - we relocated last spring"], {"profile.md": "- Moved away"}, None,
+                 id="not-anymore-we-relocated-ends-the-home"),
+    pytest.param(["I'm in Nairobi, so EAT for meetings", "I moved to Kigali"], {"profile.md": "- Lives in Kigali"}, None,
+                 id="a-move-replaces-im-in-a-place"),
+    pytest.param(["I'm based in Lyon", "I moved away from there"], {"profile.md": "- Moved away"}, None,
+                 id="moved-away-ends-the-home"),
+    # (mem18) a bare choice, given to be remembered, is a preference
+    pytest.param(["Tailwind over CSS modules", "light theme pls", "snake_case please, always"],
+                 {"preferences/default/tailwind.md": "- Prefers Tailwind over CSS modules",
+                  "preferences/default/light_theme.md": "- Prefers light theme",
+                  "preferences/default/snake_case.md": "- Prefers snake_case"}, None,
+                 id="a-bare-choice-is-a-preference"),
+    pytest.param(["run the linter please", "the full log please", "moved over to uv", "Actually I prefer Go over Python"],
+                 {f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
+                  f"events/{TODAY:%Y/%m/%d}/full_log.md": "- The full log",
+                  f"events/{TODAY:%Y/%m/%d}/uv.md": "- Moved over to uv",
+                  "preferences/default/go.md": "- Prefers Go over Python"}, None,
+                 id="an-ask-or-a-happening-is-no-bare-choice"),
 ]
 
 

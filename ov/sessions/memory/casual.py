@@ -15,14 +15,18 @@ same statements with their apostrophes, their "my" or their verb dropped:
   a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
   session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`).
   So is a name, then a shorter one that will do ("I'm Priyanka, Pri is fine too"): "my name is
-  Priyanka, and I go by Pri". A name, then a clause of its own ("I'm Tomás, I work on payments") is
-  not read as one: "I'm Stuck, I can't get the tests to pass" and "I'm Sorry, I meant Postgres 15"
-  are shaped alike, and a stored name must not become "Stuck";
+  Priyanka, and I go by Pri". So is a name, then a first-person clause of its own ("I'm Tomás, I
+  work on payments", "I'm Tomás and my team owns checkout"): "my name is Tomás, and I work on
+  payments"; but not when the word is a state of the moment ("I'm Stuck, I can't get the tests to
+  pass", "I'm Sorry, I meant Postgres 15", "I'm Done, I pushed it"): a stored name must not become "Stuck";
 - a text that opens on a sigh or a thanks ("Ugh, this build is so slow today", "Thanks, that worked
   great!") and states nothing the rules read is a remark of the moment, not a note to keep
   (:func:`interjected`);
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
-  B" ("bullet points > paragraphs"; not "latency > 200ms").
+  B" ("bullet points > paragraphs"; not "latency > 200ms"); so is "A over B" ("tabs over spaces,
+  always") and a thing asked for alone, "dark mode please", "I prefer dark mode": A, B and the
+  thing short noun phrases, never opening on a verb, a pronoun or a determiner ("moved over to uv",
+  "run the tests please", "the logs please" are no choice).
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ import re
 
 from ov.sessions.memory.capitals import LOWER, NAME_WORD
 from ov.sessions.memory.peoples import is_people
-from ov.sessions.memory.standing import says_nothing
+from ov.sessions.memory.standing import passing_remark, says_nothing
+from ov.sessions.memory.verbs import INSTRUCTION_VERBS, is_past
 
 _CONTRACTIONS = {
     "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "isnt": "isn't",
@@ -84,11 +89,55 @@ def owned(text: str) -> str:
     return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
 
 
+# A bare choice's words: a noun phrase of up to four words, none a digit's.
+_CHOICE = r"[^\W\d][\w'/+#.-]*(?:\s+[\w'/+#.-]+){0,3}?"
+# How a bare choice may end: for whom or how often it holds ("tabs over spaces for me, always").
+_CHOICE_TAIL = r"(?:[\s,]+(?:for\s+me|always|please|pls|plz|thanks|every\s+time|any\s+day|by\s+default))*[\s.!]*"
+# "tabs over spaces", "early returns over nested ifs": A over B alone in its clause.
+_OVER_RE = re.compile(rf"(?i)^(?P<a>{_CHOICE})\s+over\s+(?P<b>{_CHOICE}){_CHOICE_TAIL}$")
+# "dark mode please", "spaces pls": a thing asked for alone, as a standing choice.
+_PLEASE_RE = re.compile(rf"(?i)^(?P<a>{_CHOICE})[\s,]+(?:please|pls|plz)(?:[\s,]+(?:always|by\s+default|for\s+me))*[\s.!]*$")
+# Words a bare choice never opens on: who or what is pointed at, a verb (what is asked for now, or
+# a happening: "moved over to uv", "run the tests please", "the logs please"), or a count.
+_NOT_A_CHOICE = frozenset((
+    "i", "we", "you", "it", "this", "that", "these", "those", "the", "my", "your", "our", "their", "his", "her", "a", "an",
+    "some", "any", "more", "less", "one", "all", "no", "not", "yes", "ok", "okay", "sure", "thanks", "help", "just", "also",
+    "game", "go", "come", "let", "get", "give", "send", "tell", "try", "fix", "look", "see", "hand", "roll", "turn", "take",
+    "pass", "move", "switch", "bring", "carry", "think", "talk", "read", "win", "stop", "continue", "again", "next", "same",
+    "remember", "note", "fyi", "btw", "hi", "hello", "hey", "thank",
+))
+
+
+# Words no bare choice holds: someone who does something ("actually I prefer Go over Python").
+_SOMEONE = frozenset(("i", "i'm", "we", "we're", "you", "they", "he", "she", "me", "us", "prefer", "like", "love", "want"))
+
+
+def _a_choice(words: str) -> bool:
+    said = [w.lower().strip("'.,").replace("\u2019", "'").split("'")[0] for w in words.split()]  # "I've" is "i"
+    first = said[0]
+    if first in _NOT_A_CHOICE or re.fullmatch(INSTRUCTION_VERBS, first) or is_past(first):
+        return False
+    return not any(w in _SOMEONE for w in said)
+
+
 def preferred(clause: str) -> str:
-    """"bullet points > paragraphs" (given to be remembered) as "I prefer bullet points over
-    paragraphs"; any other clause as it is."""
+    """"bullet points > paragraphs", "tabs over spaces" and "dark mode please" (given to be
+    remembered, alone in their clause) as "I prefer bullet points over paragraphs", "I prefer tabs
+    over spaces", "I prefer dark mode"; any other clause as it is ("moved over to uv", "run the
+    tests please", "the logs please")."""
     match = _RATHER_THAN_RE.match(clause)
-    return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}" if match else clause
+    if match:
+        return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}"
+    if (over := _OVER_RE.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b")):
+        return f"I prefer {over.group('a')} over {over.group('b')}"
+    return clause
+
+
+def asked_for(clause: str) -> str | None:
+    """"dark mode please" (given to be remembered, before its "please" is taken off as a courtesy)
+    as "I prefer dark mode"; None for any other clause."""
+    please = _PLEASE_RE.match(clause)
+    return f"I prefer {please.group('a')}" if please and _a_choice(please.group("a")) else None
 
 
 # ... or a shorter name that will do ("Pri is fine too", "Pri works", "Pri for short").
@@ -99,9 +148,17 @@ _SHORTER = (
 # "I'm Dana, a backend engineer", "Hi, I am Dana Lee, an SRE at Acme": a name, then a role.
 _INTRODUCED_RE = re.compile(
     r"^(?P<lead>(?:(?:hi|hello|hey)(?:\s+(?:all|everyone|there))?[,!]?\s+)?)(?:I'm|I\s+am)\s+"
-    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*,\s*(?:(?P<role>an?\s+\S.*)|{_SHORTER})$",
+    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*(?:,\s*(?:(?P<role>an?\s+\S.*)|{_SHORTER})|"
+    r"(?:,|\s+and)\s+(?P<own>(?:I|I'm|I've|I'd|my)\s+\S.*))$",
     re.IGNORECASE,
 )
+# Capitalised words that open "I'm X, I ..." as a state, not a name, beyond the states a passing remark
+# is (:func:`ov.sessions.memory.standing.passing_remark`: "I'm Stuck, ...", "I'm Sorry, ...").
+_NO_NAME = frozenset((
+    "done", "here", "there", "new", "fine", "good", "ok", "okay", "finished", "almost", "afraid", "aware", "curious",
+    "wondering", "confused", "kidding", "joking", "serious", "honest", "right", "wrong", "correct", "also", "still",
+    "actually", "just", "really", "currently", "now", "trying", "thinking", "guessing", "assuming", "going", "looking",
+))
 
 
 def introduced(sentence: str) -> str:
@@ -113,6 +170,15 @@ def introduced(sentence: str) -> str:
     m = _INTRODUCED_RE.match(sentence)
     if m is None:
         return sentence
+    if m.group("own"):
+        # "I'm Tomás, I work on payments": a name, then a clause of its own, only where the word is
+        # no state of the moment ("I'm Stuck, I can't get the tests to pass", "I'm Sorry, I meant ...").
+        word = m.group("name")
+        if word.lower() in _NO_NAME or passing_remark(f"I'm {word.lower()}") or says_nothing(f"I'm {word}"):
+            return sentence
+        if is_people(word.split()[-1]) or re.search(rf"-{LOWER}", word):  # "I'm German, I live in Berlin": two statements
+            return f"{m.group('lead')}I'm {word}, and {m.group('own')}"
+        return f"{m.group('lead')}My name is {word}, and {m.group('own')}"
     rest = f"I'm {m.group('role')}" if m.group("role") else f"I go by {m.group('short')}"
     if says_nothing(f"I'm {m.group('name')}"):  # "I'm Certain, ...", "I'm Sure, ...": an answer's word, no one's name
         return f"{m.group('lead')}I'm {m.group('name').lower()}, and {rest}"

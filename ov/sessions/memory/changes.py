@@ -40,9 +40,12 @@ _USE_INSTEAD_RE = re.compile(
 # cron for 06:00 my time", "fish so adjust the script"), but for the phrases "so" makes with the
 # word after it ("so far", "so much", "and so on").
 _SO_PHRASES = r"far|much|many|long|little|few|on|forth|called|to\s+speak|yet|often|too"
+# "fish, not bash", "fish and not zsh": the choice said against another is no part of the value (the
+# other's line ends as any other value of the key's does); not "not only", "not just", "not yet".
+_NOT_OTHER = r",?\s+(?:and\s+|but\s+)?not\s+(?!(?:only|just|yet|sure|too|very|always|really|quite|so|that|much|many|all)\b)(?=[\w'])"
 VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
     r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
-    rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s).*$"
+    rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s|{_NOT_OTHER}).*$"
 )
 
 # "I switched to typer for CLIs", "I've moved over to uv for packaging": another choice for a purpose,

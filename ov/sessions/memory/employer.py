@@ -10,8 +10,10 @@ stored "Works at" line. A new employer is said in other ways as well:
   cities and apps too ("I left Berlin, I'm at Heathrow now", "I quit Twitter and joined
   Bluesky"), so the statement only amends the stored "Works at Shopify" line
   (:func:`employer_change`), and stores nothing otherwise;
-- "I'm at Globex now" on its own is never an employer: it is as often where the user sits
-  ("I'm at Starbucks now", "I'm at Heathrow now"). "I work at Globex now" is;
+- "I'm at Globex now" on its own is an employer only in place of a stored one ("Works at Shopify"),
+  or said with a change of job ("..., changed jobs in the spring"): it is as often where the user
+  sits ("I'm at Starbucks now", "I'm at Heathrow now"; a venue's word is never one). "I work at
+  Globex now" is;
 - "I joined Datadog" alone is "Works at Datadog" when asked to remember it; in a session, one
   joins clubs and channels as well ("I joined Toastmasters"), so it is read only as above
   (:func:`joined_employer`).
@@ -55,6 +57,17 @@ _LEFT_RE = re.compile(
     rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?(?:\s*,\s*(?:same|a\s+similar|doing)\b.*)?$",
     re.IGNORECASE,
 )
+# "I'm at Stripe now" (after a correction's marker too): where the user is now, said as news. It is the
+# employer in place of a stored one ("Works at Shopify"), or said with a change of job after it
+# (", changed jobs in the spring"); not a place one sits in ("at Heathrow Airport now").
+_AT_NOW_RE = re.compile(
+    rf"^I(?:'m|\s+am)\s+(?:now\s+)?(?:at|with)\s+(?P<x>{_NAME})\s+now\b(?P<tail>(?:\s*[,;:.!\u2013\u2014-].*)?)$", re.IGNORECASE
+)
+_VENUE_RE = re.compile(
+    r"(?i)\b(?:airport|station|hotel|caf[eé]|coffee|bar|pub|restaurant|gym|hospital|clinic|library|park|beach|mall|store|shop|"
+    r"office|home|house|conference|summit|meetup|starbucks|costa|heathrow|gatwick|jfk|sfo|lax)\b"
+)
+_JOB_CHANGE_RE = re.compile(r"(?i)\b(?:changed|switched|new)\s+(?:jobs?|employers?|companies|company|role)\b|\bjoined\b|\bstarted\s+there\b")
 # A sentence that opens on where the user is now: with a place left just before, the new employer.
 _NOW_AT_RE = re.compile(rf"^(?:(?:and\s+)?now\s+)?{_NOW_AT}\s+(?-i:{UPPER})", re.IGNORECASE)
 
@@ -93,6 +106,14 @@ def employer_change(sentence: str, restore, *, asked: bool = False) -> Statement
     if match := _LEFT_RE.match(sentence):
         old, new = restore(match.group("old")), restore(match.group("x"))
         return Statement("profile", "Works at ", new, ("profile", "works at"), {}, probes=_worked_at(old), only_amends=True)
+    if (match := _AT_NOW_RE.match(sentence)) and not _VENUE_RE.search(match.group("x")):
+        new = restore(match.group("x"))
+        probes = ("Works at *", "Works for *", *ROLE_AT_PROBES)
+        return Statement(
+            "profile", "Works at ", new, ("profile", "works at"), {}, probes=probes,
+            # No employer stored and no change of job said: where the user is, as "I'm at X" alone is kept.
+            otherwise="" if _JOB_CHANGE_RE.search(match.group("tail")) else f"Is at {new}",
+        )
     if match := _LEFT_ALONE_RE.match(sentence):
         old = restore(match.group("old"))
         return Statement(

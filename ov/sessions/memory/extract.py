@@ -205,6 +205,8 @@ def extract_explicit(
                     unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given
                 previous = None
                 continue
+            if asked and (wanted := casual.asked_for(sentence)):  # (before clean takes its "please" off)
+                sentence = wanted
             sentence = quoted.mask_reported(tx.clean(sentence), spans)
             if _BARE_REMEMBER_RE.match(sentence) and previous:
                 sentence = f"Remember that {previous}"

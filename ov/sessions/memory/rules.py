@@ -55,6 +55,9 @@ _SWITCHED_RE = re.compile(
 )
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
+_MOVED_AWAY_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+away(?:\s+from\s+there)?$", re.IGNORECASE)
+# The stored lines saying where the user lives: "I'm in London" is "Is in London" ("Is in the UK").
+LOCATED = (*LOCATION_LEADS, "Is in [A-Z]*", "Is in the [A-Z]*")
 _MOVED_TO_RE = re.compile(rf"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?:the\s+)?(?-i:{UPPER}).*)$", re.I)
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
@@ -145,6 +148,10 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         return Statement("profile", "Main language: ", restore(m.group("x")), ("profile", "main language"), {}, probes=_LANGUAGE_KEYS)
     if m := _ON_TIME_RE.match(clause):
         return Statement("profile", "Timezone: ", restore(m.group("x")), ("profile", "timezone"), {})
+    if _MOVED_AWAY_RE.match(without_when(clause)):
+        # "I moved away" (and "not anymore - we relocated", read so): the stored home ends, and
+        # nothing is kept where none was stored.
+        return Statement("profile", "", "Moved away", ("profile", "location"), {}, probes=LOCATED, only_amends=True)
     if m := _MOVED_TO_RE.match(clause):
         # "we moved to Rotterdam" is the user's home only where one is stored: a team moves too
         return _place("Lives in ", m.group("x"), restore, moved=True, only_amends=m.group("who").lower() == "we")
@@ -305,5 +312,5 @@ def _place(lead: str, raw: str, restore, *, moved: bool = False, only_amends: bo
     place = place_named(value_of(raw, restore))
     if not informative(place) or (moved and not is_place(place)):
         return None  # "I moved to Python 3.12 for this script", "we moved to Vercel": what the code is on, no home
-    return Statement("profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS,
+    return Statement("profile", lead, place, ("profile", "location"), {}, probes=LOCATED,
                      otherwise=f"Moved to {place}" if moved else "", only_amends=only_amends)
