@@ -1726,6 +1726,14 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/uv.md": "- Moved over to uv",
                   "preferences/default/go.md": "- Prefers Go over Python"}, None,
                  id="an-ask-or-a-happening-is-no-bare-choice"),
+    # (mem18) a part of the text that only leans on what the rest said, naming nothing, is no dated note
+    pytest.param(["My terminal is Kitty. Bear that in mind when you suggest keybindings.", "never force-push to shared branches, I'll do it myself if needed",
+                  "Remember that the docs DB is read-only and I need the bastion for it"],
+                 {"profile.md": "- Terminal: Kitty",
+                  "preferences/default/force-push_to_shared.md": "- Never force-push to shared branches",
+                  "entities/systems/docs_db.md": "# Docs DB\n\n- Is read-only",
+                  f"events/{TODAY:%Y/%m/%d}/docs_db.md": "- The docs DB is read-only and I need the bastion for it"}, None,
+                 id="a-part-leaning-on-the-rest-is-no-note"),
 ]
 
 

@@ -115,6 +115,11 @@ def remember(
             unread.clear()
     if not candidates:
         candidates = read(f"Remember that {text}")
+    # A part said to the agent about what the rest said, naming nothing ("Keep that in mind when you
+    # ...", "I'll apply it"), adds nothing to the statements read from the rest: no dated note is
+    # kept for it. A fact leaning on the rest ("I need the VPN for it") is kept.
+    if candidates and all(_to_the_agent(part) for part in unread):
+        unread.clear()
     if memory_type in (None, "events") and unread:
         # Part of the text no rule reads (a second sentence, a list, a long aside), or none of it:
         # the whole text is kept too, in the user's words, as a dated note, which holds any note
@@ -167,6 +172,24 @@ def remember(
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+# A remark to the agent: addressed to it, an act the user will do now, or a reminder to heed the rest.
+_TO_THE_AGENT_RE = re.compile(r"(?i)\b(?:you|your)\b|^(?:I'll|I\s+will|I\s+can)\b|\b(?:in\s+mind|note\s+of\s+that)\b")
+
+
+def _to_the_agent(part: str) -> bool:
+    """Whether ``part``, read from nothing, is only said to the agent about the rest of the text."""
+    from ov.sessions.memory.standing import points_back
+
+    return points_back(part) and bool(_TO_THE_AGENT_RE.search(part)) and not _names_anything(part)
+
+
+def _names_anything(text: str) -> bool:
+    """Whether ``text`` holds a name, a figure or code: a word with a capital (the first word's
+    and "I" aside), a digit, a path's or code's mark."""
+    words = text.split()
+    return any(re.search(r"[\d`/_@:]", w) or (i and w[:1].isupper() and not re.match(r"I(?:'|\u2019|$)", w)) for i, w in enumerate(words))
 
 
 def _by_root(store: Store, candidates: list, peer: str | None, workspace: str | None) -> dict[VikingURI, list]:
