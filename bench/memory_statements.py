@@ -19,10 +19,11 @@ showed, a second one (:data:`FRESH2`) was written and run once in its turn, and 
 (:data:`FRESH3`) after the second round. A fourth (:data:`FRESH4`) was written blind by a
 different author, who had read neither the rules nor the cases, a sixth (:data:`FRESH6`) by
 another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way; an eighth (:data:`FRESH8`) was written
-blind before the round after the seventh and is held back (no rule is fixed on it by name). Each comment says when its part was read
+blind before the round after the seventh and is held back (no rule is fixed on it by name), and a
+ninth (:data:`FRESH9`) likewise, by a helper who read neither the rules nor the earlier blind parts. Each comment says when its part was read
 untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -702,6 +703,83 @@ FRESH8: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# A ninth part (:data:`FRESH9`), written blind on 2026-12-06 by a helper who read neither the rules'
+# code nor fresh4-fresh8's cases (two of fresh8's lines for the format), and held back: no rule may
+# be fixed on one of its cases by name. First run on main at 8d26e90: see docs/benchmarks.md.
+FRESH9: list[tuple[str, list[str], dict]] = [
+    # ---------------- who the user is (2) ----------------
+    ("f9-id-name-lead", ["I'm Ingrid Halvorsen, tech lead for the billing platform team"],
+     {"has": [(P, "Ingrid Halvorsen"), (P, "tech lead")], "no_event": True}),
+    ("f9-id-city-lower", ["im based in singapore, UTC+8"],
+     {"has": [(P, "Singapore")], "no_event": True}),
+    # ---------------- tools, editor, shell, OS (4) ----------------
+    ("f9-tool-editor", ["I use VS Code with the Vim keybindings"],
+     {"has": [(P, "VS Code")], "no_event": True}),
+    ("f9-tool-os", ["I'm on a MacBook Pro (M2) running macOS Sonoma"],
+     {"has": [(P, "macOS")], "no_event": True}),
+    ("f9-tool-shell-lower", ["my shell is nushell btw"],
+     {"has": [(P, "nushell")], "no_event": True}),
+    ("f9-tool-pnpm-never-npm", ["I use pnpm, never npm"],
+     {"has": [(ANY, "pnpm")], "no_event": True}),
+    # ---------------- languages and versions (2) ----------------
+    ("f9-lang-python", ["We're on Python 3.12 across all our services"],
+     {"has": [(ANY, "Python 3.12")], "no_event": True}),
+    ("f9-lang-node", ["The frontend targets Node 20 LTS"],
+     {"has": [(ANY, "Node 20")], "no_event": True}),
+    # ---------------- team practices (2) ----------------
+    ("f9-team-conventional", ["We use conventional commits (feat:, fix:, chore: prefixes)"],
+     {"has": [(ANY, "conventional commits")], "no_event": True}),
+    ("f9-team-approvals", ["Every PR needs two approvals before it can be merged"],
+     {"has": [(ANY, "two approvals")], "no_event": True}),
+    # ---------------- project facts (3) ----------------
+    ("f9-proj-port", ["The auth service runs on port 8443 locally"],
+     {"has": [(ANY, "8443")], "no_event": True}),
+    ("f9-proj-host", ["Staging DB is at pg-staging.internal:5432"],
+     {"has": [(ANY, "pg-staging.internal")], "no_event": True}),
+    ("f9-proj-deadline", ["Heads up: the v2 API freeze is January 15, 2027"],
+     {"has": [(ANY, "API freeze")]}),
+    # ---------------- preferences (4) ----------------
+    ("f9-pref-terse-lower", ["keep answers short"],
+     {"has": [(PREF, "short")], "no_event": True}),
+    ("f9-pref-polite-question", ["Could you please always run the linter before you tell me something is done?"],
+     {"has": [(PREF, "linter")], "no_event": True}),
+    ("f9-pref-never", ["Never add emojis to commit messages"],
+     {"has": [(PREF, "emoji")], "no_event": True}),
+    ("f9-pref-typo-nopunct", ["pls dont add semicolons in our js files"],
+     {"has": [(PREF, "semicolons")], "no_event": True}),
+    # ---------------- corrections over time (4) ----------------
+    ("f9-corr-actually", ["My editor is Sublime Text", "Actually, I use Helix these days, not Sublime"],
+     {"has": [(P, "Helix")], "lacks": [(P, "Editor: Sublime")], "no_event": True}),
+    ("f9-corr-employer", ["I work at Shopify", "I left Shopify, I'm at Datadog now"],
+     {"has": [(P, "Datadog")], "lacks": [(P, "Works at Shopify")], "no_event": True}),
+    ("f9-corr-scratch-that", ["Use tabs for indentation", "scratch that, use 4 spaces"],
+     {"has": [(PREF, "4 spaces")], "lacks": [(PREF, "use tabs")]}),
+    ("f9-corr-upgraded", ["We're on Postgres 14", "we upgraded to Postgres 16 last month"],
+     {"has": [(ANY, "Postgres 16")], "lacks": [(ANY, "on Postgres 14")]}),
+    # ---------------- dated events (2) ----------------
+    ("f9-event-yesterday", ["Yesterday we migrated the payments service to Kubernetes"],
+     {"has": [("events/*", "Kubernetes")]}),
+    ("f9-event-iso-date", ["On 2026-11-20 we had an outage caused by an expired TLS certificate"],
+     {"has": [("events/*", "TLS")]}),
+    # ---------------- other languages (4) ----------------
+    ("f9-fr-pref", ["Réponds-moi toujours en français, s'il te plaît"],
+     {"has": [(PREF, "français")], "no_event": True}),
+    ("f9-es-identity", ["Me llamo Lucía y trabajo como desarrolladora backend en Globant"],
+     {"has": [(P, "Lucía")], "no_event": True}),
+    ("f9-de-tool", ["Wir verwenden Poetry für das Dependency-Management, nicht pip"],
+     {"has": [(ANY, "Poetry")], "no_event": True}),
+    ("f9-pt-correction", ["Eu uso o Emacs", "Agora uso o Neovim em vez do Emacs"],
+     {"has": [(P, "Neovim")], "lacks": [(P, "Uses Emacs"), (P, "Eu uso o Emacs"), (P, "Editor: Emacs")], "no_event": True}),
+    # ---------------- nothing to keep (3) ----------------
+    ("f9-none-question", ["what's the difference between a mutex and a semaphore?"],
+     {"nothing": True}),
+    ("f9-none-command", ["run the tests and fix whatever fails"],
+     {"nothing": True}),
+    ("f9-none-chatter", ["lol ok that worked, thanks!"],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -720,8 +798,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH7
     if name == "fresh8":
         return FRESH8
+    if name == "fresh9":
+        return FRESH9
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -798,12 +878,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
