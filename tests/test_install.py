@@ -2671,6 +2671,11 @@ def test_doctor_on_windows_says_a_projects_env_entries_fail_where_the_host_runs_
     assert codex["status"] == "warn" and "cmd.exe" in codex["detail"] and "they fail on this machine" in codex["detail"]
     assert codex["fix"].startswith("ov install hooks --host codex ")
     assert "PowerShell" in checks["gemini hooks (project) on Windows"]["detail"]
+    assert "keep failing" in codex["fix"]
+    # Cursor does not say which shell it runs hooks through there: a doubt, not a failure.
+    assert ov("install", "hooks", "--host", "cursor", "--scope", "project", "--yes").exit_code == 0
+    cursor = _checks(ov)["cursor hooks (project) on Windows"]
+    assert "may have neither" in cursor["detail"] and "may fail" in cursor["fix"] and "keep failing" not in cursor["fix"]
     # Entries without `env` (a user's, installed on Windows) are not reported.
     from ov.hosts import install
 

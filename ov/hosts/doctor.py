@@ -240,9 +240,12 @@ def _posix_entries_check(spec: install.Spec, entries: dict[str, list[str]]) -> C
     if shell is None or not posix:
         return None
     label = load(spec.host).label
-    fails = "which may have neither" if spec.host == "cursor" else "which has neither: they fail on this machine, and ov's hooks do not run"
+    # Cursor's shell on Windows is not documented: said as a doubt, not as a failure.
+    unknown = spec.host == "cursor"
+    fails = "which may have neither" if unknown else "which has neither: they fail on this machine, and ov's hooks do not run"
+    beside = "may fail beside them" if unknown else "keep failing beside them"
     detail = f"{spec.path}: {counted(len(posix), 'entry', 'entries')} start with `env` or bash's `shopt` (written on macOS or Linux); {label} runs hooks through {shell} on Windows, {fails}"
-    return Check(f"{spec.host} hooks ({spec.scope}) on Windows", "warn", detail, f"ov install hooks --host {spec.host}  (your own file's entries need no `env` here and answer; the project's keep failing beside them)")
+    return Check(f"{spec.host} hooks ({spec.scope}) on Windows", "warn", detail, f"ov install hooks --host {spec.host}  (your own file's entries need no `env` here and answer; the project's {beside})")
 
 
 def _scopes_check(host: str, project: Path, env) -> Check:
