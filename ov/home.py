@@ -49,7 +49,16 @@ class Home:
         """The home ``$OV_HOME`` names, else ``~/.ov``; :class:`HomeInvalid` when it cannot be one."""
         env = os.environ if env is None else env
         configured = env.get(HOME_ENV)
-        root = Path(configured).expanduser() if configured else Path.home() / ".ov"
+        if configured:
+            root = Path(configured).expanduser()
+        else:
+            user = user_home(env)
+            if user is None:
+                raise HomeInvalid(
+                    f"{HOME_ENV} is not set, HOME is empty, and the user has no home folder in the password database",
+                    hint=f"set {HOME_ENV} (or HOME) to a folder by its absolute path",
+                )
+            root = user / ".ov"
         named = f"{HOME_ENV}={quote(configured)}" if configured else f"the home, {root} ({HOME_ENV} is not set),"
         if not root.is_absolute():
             # Taken from each working directory, it would be a different (empty) store in every
@@ -65,6 +74,10 @@ class Home:
             pass  # made by the first write (ensure)
         except NotADirectoryError:
             raise HomeInvalid(f"{named} is below a file: a part of its path is not a folder") from None
+        except OSError as exc:
+            # A symbolic link loop, a path over PATH_MAX, a parent the user may not search: no
+            # command could use it, and each would fail on its first file with a traceback.
+            raise HomeInvalid(f"{named} cannot be used: {_stat_reason(exc, root)}") from None
         return cls(root)
 
     @property
@@ -164,3 +177,43 @@ def make_folder(folder: Path, home: Home | None) -> Path:
         return home.ensure(folder)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def user_home(env=None) -> Path | None:
+    """The user's home folder: ``$HOME``, or the password database's entry when HOME is unset or
+    empty; None when neither names one. An empty HOME (``env HOME=``, some service managers) is
+    unset, as for a shell's ``~``: Python's ``Path.home()`` makes it ``/``, and ov put its home
+    at ``/.ov``."""
+    env = os.environ if env is None else env
+    value = env.get("HOME", os.environ.get("HOME"))
+    if value:
+        return Path(value)
+    if os.name == "nt":
+        return Path.home()  # USERPROFILE: Windows has no HOME of its own
+    try:
+        import pwd
+
+        entry = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        return None
+    return Path(entry) if entry else None
+
+
+def _stat_reason(exc: OSError, root: Path) -> str:
+    """Why ``os.stat(root)`` failed, in words a user can act on."""
+    import errno
+
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if exc.errno == errno.ENAMETOOLONG:
+        return f"the path is too long ({len(os.fsencode(root))} bytes)"
+    if exc.errno == errno.EACCES:
+        # The folder that refuses the search is the deepest parent that can be stat'ed.
+        for parent in root.parents:
+            try:
+                os.stat(parent)
+            except OSError:
+                continue
+            return f"permission denied on {parent}"
+        return "permission denied"
+    return exc.strerror or type(exc).__name__

@@ -609,6 +609,87 @@ def test_an_ov_home_that_cannot_be_one_is_named_as_the_problem(tmp_path, hermeti
     assert os.listdir(tmp_path / "cwd") == [] and (tmp_path / "file").read_text() == "x"
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links and PATH_MAX as on POSIX")
+@pytest.mark.parametrize("where", ["a symbolic link loop", "too long"])
+def test_an_ov_home_that_cannot_be_stated_is_home_invalid_with_its_reason(tmp_path, hermetic_env, where):
+    """(found by an audit) An OV_HOME whose stat fails with ELOOP or ENAMETOOLONG gave every command
+    a raw traceback (twice: the error reporter looked at the home again), and the hook exit 1 with
+    the traceback on stderr: a hook fails open."""
+    if where == "too long":
+        home = str(tmp_path / "/".join(["e" * 200] * 22))
+        reason = "the path is too long"
+    else:
+        (tmp_path / "a").symlink_to(tmp_path / "b")
+        (tmp_path / "b").symlink_to(tmp_path / "a")
+        home = str(tmp_path / "a")
+        reason = "a symbolic link loop"
+    env = dict(os.environ, OV_HOME=home)
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "ov", *args], input=stdin, capture_output=True, text=True, env=env, timeout=60, check=False)
+
+    for args in (["ls", "viking://resources"], ["status"]):
+        proc = run(*args, "--json")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, (args, proc.stderr)
+        error = json.loads(proc.stderr)["error"]
+        assert error["code"] == "home_invalid" and error["message"].startswith("OV_HOME='") and f"cannot be used: {reason}" in error["message"], error
+    hook = run("hook", "claude", "prompt-submit", stdin='{"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "hello there"}')
+    assert (hook.returncode, hook.stderr) == (0, "")
+
+
+def test_a_home_behind_a_folder_that_may_not_be_searched_names_that_folder(tmp_path, monkeypatch):
+    import errno as errnos
+
+    from ov import home as homes
+
+    locked = tmp_path / "locked"
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if str(path).startswith(f"{locked}/"):
+            raise PermissionError(errnos.EACCES, os.strerror(errnos.EACCES), str(path))
+        return real_stat(path, *args, **kwargs)
+
+    locked.mkdir()
+    monkeypatch.setattr(os, "stat", stat)
+    with pytest.raises(homes.HomeInvalid) as raised:
+        homes.Home.from_env({"OV_HOME": str(locked / "x" / "ov")})
+    assert raised.value.message.endswith(f"cannot be used: permission denied on {locked}")
+
+
+# --- an empty HOME --------------------------------------------------------------------
+
+
+def test_an_empty_home_variable_is_unset_not_the_root_folder(monkeypatch):
+    """(found by an audit) HOME= (set but empty: `env HOME=`, some service managers) made
+    Path.home() "/", and ov's home /.ov: the password database's entry is the user's home, as a
+    shell's ~ takes it; with none, the home is refused rather than put at the root."""
+    import pwd
+    from pathlib import Path
+
+    from ov.errors import HomeInvalid, InvalidInput
+    from ov.home import Home, user_home
+    from ov.hosts.hostconfig import config_dir
+
+    entry = pwd.getpwuid(os.getuid()).pw_dir
+    monkeypatch.setenv("HOME", "")
+    assert user_home({"HOME": ""}) == Path(entry) != Path("/")
+    assert Home.from_env({"HOME": ""}).root == Path(entry) / ".ov"
+    assert Home.from_env({}).root == Path(entry) / ".ov"
+    assert config_dir("claude", "user", Path(), {"HOME": ""}) == Path(entry) / ".claude"
+
+    def nobody(uid):
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", nobody)
+    with pytest.raises(HomeInvalid) as raised:
+        Home.from_env({"HOME": ""})
+    assert raised.value.code == "home_invalid" and "HOME is empty" in raised.value.message
+    with pytest.raises(InvalidInput):
+        config_dir("claude", "user", Path(), {"HOME": ""})
+    assert Home.from_env({"HOME": "", "OV_HOME": "/srv/ov"}).root == Path("/srv/ov")
+
+
 # --- a store ov may not write to -----------------------------------------------------
 
 
@@ -1111,3 +1192,30 @@ def test_output_to_a_pipe_is_utf8_whatever_the_locale(hermetic_env, ov_process, 
     stdin = json.dumps({"session_id": "s-1", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}).encode()
     hook = ov_process("hook", "claude", "session-start", stdin=stdin, env=cp1252)
     assert hook.exit_code == 0 and "Łukasz" in json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"], hook.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+@pytest.mark.parametrize("command", ["export", "backup"])
+def test_an_export_out_of_room_names_its_destination_not_the_home(hermetic_env, ov_process, tmp_path, command):
+    """(found by an audit) An export or a backup that ran out of room at its destination (another
+    disk, `ulimit -f`) said "a file under $OV_HOME reached the limit": the user freed space on the
+    wrong disk. The error carries no file name; the writer names the pack's folder."""
+    import base64
+    import resource
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "big.md").write_text(base64.encodebytes(os.urandom(300_000)).decode())
+    assert ov_process("add-resource", str(source)).exit_code == 0
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+    args = ["export", "viking://resources/src"] if command == "export" else ["backup"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "ov", *args, str(dest / "x.ovpack"), "--json"], capture_output=True, text=True, timeout=120, check=False,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (50 * 1024, hard)),
+    )
+    assert proc.returncode == 1, proc.stderr
+    error = json.loads(proc.stderr)["error"]
+    assert error["code"] == "disk_full" and error["message"] == f"a file under {dest} reached the limit on a file's size (`ulimit -f`)", error
+    assert os.listdir(dest) == []

@@ -2682,3 +2682,24 @@ def test_doctor_on_windows_says_a_projects_env_entries_fail_where_the_host_runs_
     assert not install.needs_posix_shell("ov hook codex stop") and not install.needs_posix_shell(r"C:\ov\Scripts\ov.exe hook codex stop")
     assert install.needs_posix_shell("env OV_HOOK_SCOPE=project ov hook codex stop")
     assert install.needs_posix_shell("shopt -s execfail; OV_HOOK_SCOPE=project exec ov hook gemini stop || exit 1")
+
+
+# --- $XDG_CONFIG_HOME: only an absolute path ---------------------------------------------------
+
+
+def test_a_relative_xdg_config_home_is_ignored_as_the_spec_says(ov, user_home, tmp_path, monkeypatch):
+    """(found by an audit) A relative XDG_CONFIG_HOME put opencode's plugin below the current folder,
+    where no opencode started elsewhere looks, nor an uninstall run from elsewhere. The XDG Base
+    Directory spec: such a value is invalid and ignored."""
+    from ov.hosts.hostconfig import config_dir
+
+    assert config_dir("opencode", "user", Path(), {"HOME": str(user_home), "XDG_CONFIG_HOME": "relcfg"}) == user_home / ".config" / "opencode"
+    assert config_dir("opencode", "user", Path(), {"HOME": str(user_home), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}) == tmp_path / "cfg" / "opencode"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relcfg")
+    result = ov("install", "hooks", "--host", "opencode", "--yes", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert [f["file"] for f in result.json["result"]["files"]] == [str(user_home / ".config" / "opencode" / "plugins" / "ov-memory.js")]
+    assert os.listdir(cwd) == []

@@ -244,7 +244,7 @@ def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
 
     try:
         home = Home.from_env().root
-    except OvError:
+    except (OvError, OSError):
         home = None  # no home to be full: what went wrong is a bug to report
     known = os_failure(exc, home) if home is not None else None
     if known is not None:

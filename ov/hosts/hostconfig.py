@@ -73,7 +73,10 @@ def config_dir(host: str, scope: str, project: Path, env=None) -> Path:
     if override and env.get(override):
         return Path(env[override])
     if host == "opencode":
-        return (Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config") / "opencode"
+        # The XDG spec: a relative value is invalid and ignored. Taken from the current folder, the
+        # plugin went where no opencode started elsewhere looks, nor an uninstall run elsewhere.
+        xdg = env.get("XDG_CONFIG_HOME")
+        return (Path(xdg) if xdg and os.path.isabs(xdg) else home / ".config") / "opencode"
     return home / f".{host}"
 
 
@@ -138,7 +141,12 @@ def _claude_mcp(scope: str, path: Path) -> Spec:
 
 
 def _home(env) -> Path:
-    return Path(env.get("HOME") or Path.home())
+    from ov.home import user_home
+
+    home = user_home(env)
+    if home is None:
+        raise InvalidInput("HOME is empty and the user has no home folder in the password database", hint="set HOME to your home folder")
+    return home
 
 
 def detect(env=None) -> list[str]:

@@ -40,7 +40,7 @@ def main() -> int:
     started = time.monotonic()
     try:
         home = Home.from_env()
-    except HomeInvalid:
+    except (HomeInvalid, OSError):
         # Made invalid since the hook checked it (a file put at its place), or a worker started by
         # hand: no home, no log to say why, as for the hook (`ov doctor` says it). Never a
         # traceback: nobody reads this process's output.

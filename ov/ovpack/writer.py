@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov import __version__
-from ov.errors import OvError, TooLarge
+from ov.errors import OvError, TooLarge, disk_full
 from ov.files import content_problem, replacement_beside
 from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
@@ -93,14 +93,33 @@ def _too_large(prefix: str) -> TooLarge:
     return TooLarge(f"{what} come to more than {pack_format.MAX_TOTAL_BYTES // 1024**3} GiB, more than a pack may hold (no import or restore would take it)", hint=how)
 
 
-def _temporary_file(folder: Path, dest: Path):
-    """An unnamed temporary file in ``folder`` (gone when closed, or when the process dies)."""
+def _write_failure(exc: OSError, dest: Path) -> OvError:
+    """What a failed write of the pack (or of a temporary file beside it) means. A full disk
+    names the destination's folder: the error carries no file name, and the CLI's fallback
+    named $OV_HOME, sending the user to free space on the wrong disk."""
+    dest = dest.absolute()
+    return disk_full(exc, dest.parent) or OvError(f"cannot write {dest}: {exc.strerror or exc}")
+
+
+def _temporary_file(folder: Path, dest: Path, temporary) -> object:
+    """An unnamed temporary file in ``folder`` (gone when closed, or when the process dies),
+    closed when ``temporary`` (an ExitStack) ends. Its close flushes what is buffered, and fails
+    again on a full disk: that second failure must not take the place of the first one's error."""
     import tempfile
 
     try:
-        return tempfile.TemporaryFile(dir=folder)
+        file = tempfile.TemporaryFile(dir=folder)
     except OSError as exc:
-        raise OvError(f"cannot write {dest.absolute()}: {exc.strerror or exc}") from None
+        raise _write_failure(exc, dest) from None
+
+    def close() -> None:
+        try:
+            file.close()
+        except OSError:
+            pass  # unnamed: nothing of it is left on disk either way
+
+    temporary.callback(close)
+    return file
 
 
 class _Spool:
@@ -108,10 +127,11 @@ class _Spool:
     made, with its sha256 and size: it is copied into the pack once the whole of it is known
     to fit, instead of held in memory beside the files."""
 
-    def __init__(self, file) -> None:
+    def __init__(self, file, dest: Path) -> None:
         import hashlib
 
         self.file = file  # opened (and closed) by the caller: a temporary file
+        self.dest = dest
         self.hash = hashlib.sha256()
         self.size = 0
 
@@ -119,7 +139,7 @@ class _Spool:
         try:
             self.file.write(data)
         except OSError as exc:  # a full disk
-            raise OvError(f"cannot write a temporary file beside the pack: {exc.strerror or exc}") from None
+            raise _write_failure(exc, self.dest) from None
         self.hash.update(data)
         self.size += len(data)
 
@@ -209,8 +229,8 @@ def write_pack(
     count = 0
     with contextlib.ExitStack() as temporary:
         # Beside the pack, where its room must be anyway: /tmp is often a RAM disk.
-        records = _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))
-        vectors = _Vectors(store, _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))) if include_vectors else None
+        records = _Spool(_temporary_file(target.parent, dest, temporary), dest)
+        vectors = _Vectors(store, _Spool(_temporary_file(target.parent, dest, temporary), dest)) if include_vectors else None
         # One stage: a file is read and its records made in the same step.
         for rel, sha in counting(files, progress, "reading files"):
             data = git.blob_data(sha)
@@ -290,7 +310,7 @@ def write_pack(
         except OSError as exc:
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
-            raise OvError(f"cannot write {dest}: {exc.strerror or exc}") from None
+            raise _write_failure(exc, dest) from None
         except BaseException:
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
