@@ -3162,3 +3162,24 @@ def test_a_job_that_is_not_a_json_object_is_logged_as_unreadable(ov_home, monkey
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"[1, 2]")))
     assert worker.main() == 0
     assert _log(ov_home)[-1]["error"] == "unreadable job (not a JSON object)"
+
+
+def test_a_hook_whose_host_closed_its_pipe_exits_0_and_logs_not_delivered(ov, project, ov_home):
+    """(found by an audit) A host that gave up on a hook and closed its end of the pipe: the hook
+    died with a BrokenPipeError traceback and exit 1, and the log said "injected" as if the host
+    had read it."""
+    assert ov("write", "viking://resources/deploy.md", "--content", "The deploy uses blue-green strategy with kubernetes.").exit_code == 0
+    assert ov("find", "kubernetes").exit_code == 0
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        data = _stdin("claude", cwd=str(project), prompt="how do we deploy with kubernetes blue-green")
+        proc = subprocess.run([sys.executable, "-m", "ov", "hook", "claude", "prompt-submit"], input=data, stdout=write, stderr=subprocess.PIPE, timeout=60, env=dict(os.environ), check=False)
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (0, b"")
+    (line,) = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"]
+    assert line["outcome"] == "not delivered" and line["error"] == "the host closed its end of the pipe"
+    assert line["uris"] == ["viking://resources/deploy.md"]
+    shown = ov("hooks", "log")
+    assert "not delivered 1 entry: viking://resources/deploy.md" in shown.stdout

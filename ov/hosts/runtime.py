@@ -67,16 +67,37 @@ class HookTimeout(BaseException):
 
 def main(host_name: str, event: str, scope: str = "user") -> int:
     """The hook process: stdin to stdout, always exit 0 (a command line it cannot read: ov.cli.runtime.HookCommand)."""
-    answer = run(host_name, event, scope=scope)
-    if answer:
-        sys.stdout.write(answer + "\n")
+    run(host_name, event, scope=scope, deliver=_deliver)
     return 0
 
 
-def run(host_name: str, event: str, raw: bytes | None = None, environ=None, scope: str = "user") -> str:
+def _deliver(answer: str) -> bool:
+    """Write ``answer`` to the host; False when the host no longer reads it (it gave up on the
+    hook and closed its end of the pipe). That is no error of the hook's: exit 0, nothing on
+    stderr, as for any failure, and stdout goes to /dev/null so that the exit's flush does not
+    meet the broken pipe again."""
+    if not answer:
+        return True
+    try:
+        sys.stdout.write(answer + "\n")
+        sys.stdout.flush()
+        return True
+    except (OSError, ValueError):
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        except (OSError, ValueError):
+            pass
+        return False
+
+
+def run(host_name: str, event: str, raw: bytes | None = None, environ=None, scope: str = "user", deliver=None) -> str:
     """The answer to one hook call (the host's no-op on any failure); logs one line. ``raw`` is
     the host's input, by default read from stdin here, where a stdin that cannot be read fails open too.
-    ``scope``: the file the host ran the entry from, as the entry says (a project's defers to a user's)."""
+    ``scope``: the file the host ran the entry from, as the entry says (a project's defers to a user's).
+    ``deliver``: gives the answer to the host before the line is logged, so that the line says
+    whether the host got it (True) or not (False: the log's "injected" was untrue when it did not)."""
     from ov.home import Home
 
     environ = os.environ if environ is None else environ
@@ -87,7 +108,10 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None, scop
     try:
         home = Home.from_env(environ)
     except Exception:  # HomeInvalid, or what no home check foresaw: fail open all the same
-        return host.answer(event, None)  # no home, no log to say why: `ov doctor` says it
+        answer = host.answer(event, None)  # no home, no log to say why: `ov doctor` says it
+        if deliver is not None:
+            deliver(answer)
+        return answer
     record: dict = {"host": host_name, "event": event}
     try:
         answer = _handle(home, host, event, raw, record, environ, started, scope)
@@ -98,6 +122,10 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None, scop
         answer = host.answer(event, None)
         record.update(outcome="error", error=f"{type(exc).__name__}: {_message(exc)}")
     record["ms"] = round((time.monotonic() - started) * 1000, 1)
+    if deliver is not None and not deliver(answer) and record.get("outcome") not in ("error", "timeout"):
+        # What the answer was stays in its fields (the entries it held): `ov hooks log` reads
+        # "not delivered 1 entry: viking://…: the host closed its end of the pipe".
+        record.update(outcome="not delivered", error="the host closed its end of the pipe")
     hooklog.append(home.root, record)
     return answer
 
