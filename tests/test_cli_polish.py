@@ -1194,6 +1194,63 @@ def test_output_to_a_pipe_is_utf8_whatever_the_locale(hermetic_env, ov_process, 
     assert hook.exit_code == 0 and "Łukasz" in json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"], hook.stderr
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows' file system encoding is UTF-8 whatever its code page")
+def test_names_and_arguments_are_utf8_under_a_locale_that_is_not(hermetic_env, ov_process, tmp_path, monkeypatch):
+    """(found by an audit) Under LC_ALL=C with PYTHONUTF8=0 (a legacy locale does the same),
+    Python decoded names and arguments as ASCII: a committed "ünï café.md" was left out of `ov ls`
+    and "deleted" in `ov status`, `ov find über` was refused as not UTF-8, and every hook under a
+    non-ASCII OV_HOME failed. ov runs in Python's UTF-8 mode there (one re-exec, before anything)."""
+    home = tmp_path / "hömé"
+    monkeypatch.setenv("OV_HOME", str(home))
+    legacy = {"LC_ALL": "C", "PYTHONUTF8": "0"}
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("# Notes\n\nplain ascii notes\n")
+    (source / "ünï café.md").write_text("# Café\n\nÜber notes about the heron\n", encoding="utf-8")
+    assert ov_process("add-resource", str(source)).exit_code == 0
+    listed = ov_process("ls", "viking://resources/src", env=legacy)
+    assert listed.exit_code == 0 and "ünï café.md" in listed.stdout and "a.md" in listed.stdout, listed
+    status = ov_process("status", env=legacy)
+    assert status.exit_code == 0 and "deleted" not in status.stdout and "no hand edits" in status.stdout, status
+    found = ov_process("find", "über heron", "--json", env=legacy)
+    assert found.exit_code == 0, found.stderr
+    assert "viking://resources/src/ünï café.md" in {hit["uri"] for hit in json.loads(found.stdout)["result"]["resources"]}
+    read = ov_process("read", "viking://resources/src/ünï café.md", env=legacy)
+    assert (read.exit_code, read.stdout) == (0, "# Café\n\nÜber notes about the heron\n"), read.stderr
+    project = tmp_path / "pröject"
+    project.mkdir()
+    stdin = json.dumps({"session_id": "s-1", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": "what are the über notes about the heron?"}).encode()
+    hook = ov_process("hook", "claude", "prompt-submit", stdin=stdin, env=legacy)
+    assert (hook.exit_code, hook.stderr) == (0, "") and "ünï café.md" in hook.stdout
+    from ov.hosts import hooklog
+
+    (line,) = hooklog.read(home, host="claude")
+    assert line["outcome"] == "injected", line
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows' file system encoding is UTF-8 whatever its code page")
+def test_ov_starts_again_in_utf8_mode_only_where_the_locale_is_not_utf8(hermetic_env):
+    """The re-exec costs an interpreter start: under a UTF-8 locale, and under LC_ALL=C where
+    Python's own default is UTF-8 mode, it never happens."""
+    probe = (
+        "import atexit, os, sys\n"
+        "sys.argv = ['ov', '--version']\n"
+        "atexit.register(lambda: print(os.environ.get('PYTHONUTF8'), sys.flags.utf8_mode, file=sys.stderr))\n"
+        "from ov.cli.entry import entry\n"
+        "entry()\n"
+    )
+
+    def flags(**env: str) -> str:
+        full = {k: v for k, v in os.environ.items() if k not in ("PYTHONUTF8", "LC_ALL", "LC_CTYPE", "LANG")}
+        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(full, **env), timeout=60, check=False)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stderr.strip().splitlines()[-1]
+
+    assert flags(LC_ALL="C.UTF-8") == "None 0"
+    assert flags(LC_ALL="C") == "None 1"  # Python's own UTF-8 mode: nothing to do
+    assert flags(LC_ALL="C", PYTHONUTF8="0") == "1 1"  # started again, and its jobs inherit it
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
 @pytest.mark.parametrize("command", ["export", "backup"])
 def test_an_export_out_of_room_names_its_destination_not_the_home(hermetic_env, ov_process, tmp_path, command):
