@@ -108,7 +108,7 @@ def _temporary_file(folder: Path, dest: Path, temporary) -> object:
     import tempfile
 
     try:
-        file = tempfile.TemporaryFile(dir=folder)
+        file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - closed by the ExitStack, quietly
     except OSError as exc:
         raise _write_failure(exc, dest) from None
 
