@@ -139,6 +139,15 @@ def _is_replacement(name: str) -> bool:
     return name.startswith(TEMP_MARKER) and len(rest) == 12 and all(c in "0123456789abcdef" for c in rest)
 
 
+def untouched_for(mtime: float, now: float | None = None) -> float:
+    """How long a file dated ``mtime`` has not been written, for a sweep of what killed writers
+    left. A date ahead of the clock counts by its distance as well: the clock stepped back after
+    the write (an NTP correction, a restored VM snapshot, a real-time clock in local time) or the
+    file came from a machine whose clock ran fast, and a negative age would keep it "just written"
+    until the clock caught up; a writer at work writes with today's clock."""
+    return abs((time.time() if now is None else now) - mtime)
+
+
 def remove_stale_replacements(folder: Path, older_than: float = 0.0) -> list[Path]:
     """Remove from ``folder`` the temporary files of :func:`atomic_write` that a process killed
     mid-write left there (nothing else ever removes them), last changed more than ``older_than``
@@ -156,7 +165,7 @@ def remove_stale_replacements(folder: Path, older_than: float = 0.0) -> list[Pat
             continue
         try:
             st = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or now - st.st_mtime < older_than:
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or untouched_for(st.st_mtime, now) < older_than:
                 continue
             os.unlink(entry.path)
         except OSError:

@@ -128,6 +128,49 @@ def test_fsck_reports_a_stale_lock_and_status_clears_it(ov, ov_home):
     assert not any("lock" in f["message"] for f in ov("fsck", "--json").json["result"]["findings"])
 
 
+def test_a_branch_lock_dated_ahead_of_the_clock_is_stale_once_it_does_not_change(ov, ov_home):
+    """The clock stepped back after the kill (NTP, a restored VM snapshot): its negative age kept
+    the lock "just written", and every write failed until the clock caught up."""
+    assert ov("write", "viking://resources/a.md", "--content", "before").exit_code == 0
+    lock = account(ov_home) / ".git/refs/heads/main.lock"
+    lock.touch()
+    ahead = time.time() + 2 * 3600
+    os.utime(lock, (ahead, ahead))
+    report = ov("fsck", "--json").json["result"]
+    assert any("refs/heads/main.lock" in f["message"] for f in report["findings"])
+    result = ov("write", "viking://resources/b.md", "--content", "after")
+    assert result.exit_code == 0, result.stderr
+    assert not lock.exists()
+
+
+def test_a_lock_dated_ahead_that_changes_over_the_wait_is_left_to_its_writer(tmp_path, monkeypatch):
+    from ov.store import gitstore
+
+    lock, ahead = tmp_path / "main.lock", time.time() + 3600
+    lock.write_bytes(b"a")
+    os.utime(lock, (ahead, ahead))
+
+    def rewritten(seconds):  # a live git rewrites its lock within the wait
+        lock.write_bytes(b"bb")
+        os.utime(lock, (ahead + 1, ahead + 1))
+
+    monkeypatch.setattr(gitstore.time, "sleep", rewritten)
+    assert gitstore._still_stale([lock]) == []
+    monkeypatch.setattr(gitstore.time, "sleep", lambda seconds: None)
+    assert gitstore._still_stale([lock]) == [lock]
+
+
+def test_sweeps_of_killed_writes_count_a_date_far_ahead_as_old(tmp_path):
+    from ov.files import remove_stale_replacements, replacement_beside, untouched_for
+
+    assert untouched_for(1000.0, now=400.0) == untouched_for(400.0, now=1000.0) == 600.0
+    (tmp, fd) = replacement_beside(tmp_path / "settings.json")
+    os.close(fd)
+    ahead = time.time() + 7200
+    os.utime(tmp, (ahead, ahead))
+    assert remove_stale_replacements(tmp_path, older_than=60) == [tmp]
+
+
 # --- temporary files of atomic writes -------------------------------------------------------
 
 

@@ -93,7 +93,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
             age = now - path.lstat().st_mtime
         except FileNotFoundError:
             continue
-        if age >= STALE_LOCK_SECONDS:
+        if age >= STALE_LOCK_SECONDS or age < 0:  # dated ahead of the clock: no age to go by
             shown = path.relative_to(git.worktree / ".git")
             why = "plain git refuses to write while it is there" if path.name.endswith(".lock") else "space wasted"
             # `ov status` walks the loose object folders only after an interrupted commit: one

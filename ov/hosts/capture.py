@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
-from ov.files import atomic_write, json_bytes
+from ov.files import atomic_write, json_bytes, untouched_for
 from ov.hosts.transcript import LineCounts
 from ov.names import TEMP_MARKER
 from ov.regex import LazyPattern
@@ -257,7 +257,7 @@ def prune_states(store, *, idle: float, keep: str | None = None) -> int:
                 if session == entry.name or entry.name.startswith(TEMP_MARKER) or session in live or session == keep:
                     continue
                 try:
-                    if now - entry.stat().st_mtime >= idle:
+                    if untouched_for(entry.stat().st_mtime, now) >= idle:
                         os.unlink(entry.path)
                         removed += 1
                 except OSError:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ov import __version__
 from ov.errors import OvError, TooLarge, disk_full
-from ov.files import content_problem, replacement_beside
+from ov.files import content_problem, replacement_beside, untouched_for
 from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
     DENSE,
@@ -330,11 +330,9 @@ def _unpackable(left_out: list[LeftOut]) -> UnpackableFile:
 def _sweep_killed_writes(folder: Path, older_than: float = 3600.0) -> None:
     """Remove the temporary packs of exports killed in ``folder`` (ov's own names, an hour old:
     nothing still writes them), which nothing else would ever remove."""
-    import time
-
     for leftover in folder.glob(f"{TEMP_MARKER}*{EXTENSION}"):
         try:
-            if time.time() - leftover.lstat().st_mtime > older_than and leftover.is_file():
+            if untouched_for(leftover.lstat().st_mtime) > older_than and leftover.is_file():
                 leftover.unlink()
         except OSError:
             continue

@@ -1486,19 +1486,27 @@ def _still_stale(paths: list[Path]) -> list[Path]:
     """Those of ``paths`` nobody is writing: after waiting until each could be old enough, the
     ones whose last change is still at least STALE_LOCK_SECONDS ago. A lock a live git holds is
     gone by then; a pack another ov is still writing (a large add stores its objects before it
-    takes the lock) keeps changing, and is left alone."""
+    takes the lock) keeps changing, and is left alone. A file dated ahead of the clock (the clock
+    stepped back after a kill, or the store came from a machine whose clock ran fast) has no age
+    to go by: it is stale when it did not change over the wait, the way a live writer's would."""
 
-    def age(path: Path) -> float | None:
+    def seen(path: Path) -> tuple[float, tuple[int, int, int]] | None:
         try:
-            return time.time() - path.lstat().st_mtime
+            st = path.lstat()
         except FileNotFoundError:
             return None
+        return time.time() - st.st_mtime, (st.st_mtime_ns, st.st_size, st.st_ino)
 
-    ages = [a for a in map(age, paths) if a is not None]
-    youngest = min(ages, default=STALE_LOCK_SECONDS)
+    before = {p: s for p in paths if (s := seen(p)) is not None}
+    youngest = min((age for age, _ in before.values()), default=STALE_LOCK_SECONDS)
     if youngest < STALE_LOCK_SECONDS:
         time.sleep(STALE_LOCK_SECONDS - max(youngest, 0.0))
-    return [p for p in paths if (a := age(p)) is not None and a >= STALE_LOCK_SECONDS]
+    stale = []
+    for path, (age_before, mark_before) in before.items():
+        now = seen(path)
+        if now is not None and (now[0] >= STALE_LOCK_SECONDS or (age_before < 0 and now[1] == mark_before)):
+            stale.append(path)
+    return stale
 
 
 def _remove_if_present(path: Path) -> bool:

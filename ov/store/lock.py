@@ -48,7 +48,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ov.errors import Interrupted, StoreLocked, not_writable, proposal
-from ov.files import atomic_write, write_new
+from ov.files import atomic_write, untouched_for, write_new
 from ov.home import Home, make_folder
 from ov.names import TEMP_MARKER
 
@@ -507,7 +507,7 @@ def _remove_request(queue: Path, name: str) -> None:
 
 def _older_than(path: Path, seconds: float) -> bool:
     try:
-        return time.time() - path.lstat().st_mtime >= seconds
+        return untouched_for(path.lstat().st_mtime) >= seconds
     except FileNotFoundError:
         return False
 
