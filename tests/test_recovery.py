@@ -171,6 +171,30 @@ def test_sweeps_of_killed_writes_count_a_date_far_ahead_as_old(tmp_path):
     assert remove_stale_replacements(tmp_path, older_than=60) == [tmp]
 
 
+def test_a_hand_edit_that_keeps_size_and_mtime_is_seen_by_its_change_time(ov, ov_home, monkeypatch):
+    """`touch -r`, `rsync -t`, `cp -p`: the same size and the old mtime. `ov status` said clean
+    and `snapshot commit` had nothing to commit, while `ov write` refused the hand edit."""
+    from ov.store.gitstore import GitStore
+
+    assert ov("write", "viking://resources/n.md", "--content", "alpha beta gamma").exit_code == 0
+    assert ov("status").exit_code == 0  # the index now holds the file's stat data
+    reads = []
+    real = GitStore.blob_id
+    monkeypatch.setattr(GitStore, "blob_id", staticmethod(lambda data: reads.append(data) or real(data)))
+    time.sleep(0.02)  # past the index's own mtime: not "racily clean"
+    assert "no hand edits" in ov("status").stdout
+    assert reads == []  # an untouched file is not read again: its change time is as the index has it
+    path = account(ov_home) / "resources/n.md"
+    before = path.stat()
+    path.write_text("delta beta gamma")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert "viking://resources/n.md" in ov("status").stdout
+    result = ov("snapshot", "commit", "-m", "kept")
+    assert result.exit_code == 0 and "committed 1" in result.stdout, result.stdout
+    assert ov("write", "viking://resources/n.md", "--content", "epsilon").exit_code == 0
+
+
 # --- temporary files of atomic writes -------------------------------------------------------
 
 

@@ -181,11 +181,17 @@ def _is_regular(st: os.stat_result) -> bool:
 
 
 def _stat_matches(st: os.stat_result, entry) -> bool:
+    """Whether the file is as the index saw it. The change time too, as git does
+    (``core.trustctime``): an edit that keeps the size and puts the mtime back (``touch -r``,
+    ``rsync -t``, ``cp -p``) changes only that, and was taken for no edit at all."""
     mtime = entry.mtime if isinstance(entry.mtime, tuple) else (int(entry.mtime), 0)
+    ctime = entry.ctime if isinstance(entry.ctime, tuple) else (int(entry.ctime), 0)
     return (
         entry.size == (st.st_size & 0xFFFFFFFF)
         and mtime[0] == int(st.st_mtime)
         and mtime[1] == st.st_mtime_ns % 1_000_000_000
+        and (ctime[0] & 0xFFFFFFFF) == (int(st.st_ctime) & 0xFFFFFFFF)
+        and ctime[1] == st.st_ctime_ns % 1_000_000_000
         and entry.ino == (st.st_ino & 0xFFFFFFFF)
     )
 
