@@ -477,13 +477,67 @@ def not_writable(exc: BaseException, path: object) -> StoreNotWritable | None:
     return StoreNotWritable(path, os.strerror(code))
 
 
-def os_failure(exc: BaseException, home: Path) -> DiskFull | StoreNotWritable | None:
+class OutOfMemory(OvError):
+    """The process ran out of memory, or of threads (their stacks are memory too): a limit on
+    its address space (``ulimit -v``, a container's or a batch system's) most often."""
+
+    code = "out_of_memory"
+    hint = "raise the limit on memory (`ulimit -v unlimited`, or the container's), or close other programs, then run the command again (nothing already committed is lost)"
+
+    def __init__(self, what: str = "memory") -> None:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        said = f" (`ulimit -v` is {limit // 1024} KiB)" if limit != resource.RLIM_INFINITY else ""
+        super().__init__(f"ov ran out of {what}{said}")
+
+
+class TooManyOpenFiles(OvError):
+    """The process (EMFILE) or the system (ENFILE) reached its limit on open files."""
+
+    code = "too_many_open_files"
+    hint = "raise the limit on open files (`ulimit -n 4096`), then run the command again (nothing already committed is lost)"
+
+    def __init__(self, system: bool = False) -> None:
+        import resource
+
+        if system:
+            super().__init__(
+                "the system has too many files open (ENFILE)",
+                hint="close other programs (or raise fs.file-max), then run the command again (nothing already committed is lost)",
+            )
+        else:
+            limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            super().__init__(f"too many open files (`ulimit -n` is {limit})")
+
+
+def resource_exhausted(exc: BaseException) -> OutOfMemory | TooManyOpenFiles | None:
+    """The typed error a limit of the process's reached means (memory, threads, open files),
+    wherever it surfaced: Python's own, an OS call's, or a Rust library's text (tantivy's
+    "(os error 24)"). None when ``exc`` is no such thing."""
+    if isinstance(exc, MemoryError):
+        return OutOfMemory()
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return OutOfMemory("threads")
+    codes = [exc.errno] if isinstance(exc, OSError) else _rust_os_errors(str(exc))
+    if errno.EMFILE in codes or errno.ENFILE in codes:
+        return TooManyOpenFiles(system=errno.EMFILE not in codes)
+    if errno.ENOMEM in codes:
+        return OutOfMemory()
+    return None
+
+
+def os_failure(exc: BaseException, home: Path) -> OvError | None:
     """The typed error that an untyped one from deep in the core (a write git, dulwich or tantivy
     made) means, or None: a bug to report. A full disk is :class:`DiskFull` wherever ov was
     writing (under ``home``, ov's home, or where the file the error names is: an .ovpack exported
     to another disk); a refused write is :class:`StoreNotWritable` only in ``home``, since a file
     elsewhere is the command's own to report. The CLI and the MCP server ask this of whatever
-    reaches them untranslated, so both report it alike."""
+    reaches them untranslated, so both report it alike. A limit of the process's reached
+    (memory, threads, open files) is :func:`resource_exhausted`'s wherever it happens."""
+    limit = resource_exhausted(exc)
+    if limit is not None:
+        return limit
     written = home
     filename = getattr(exc, "filename", None)
     if isinstance(filename, str) and not Path(filename).is_relative_to(home):

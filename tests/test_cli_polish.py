@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -501,6 +502,69 @@ def test_disk_full_is_recognised_from_errno_and_from_tantivy():
     tantivy = ValueError("An IO error occurred: 'No space left on device (os error 28) at path \"/x/index/.tmp\"'")
     assert isinstance(disk_full(tantivy, "/data/ov"), DiskFull)
     assert disk_full(ValueError("An IO error occurred: 'Permission denied (os error 13)'"), "/data/ov") is None
+
+
+def test_limits_of_the_process_are_typed_errors_with_a_hint():
+    from ov.errors import OutOfMemory, TooManyOpenFiles, os_failure, resource_exhausted
+
+    for exc in (MemoryError(), RuntimeError("can't start new thread"), OSError(errno.ENOMEM, "Cannot allocate memory")):
+        found = os_failure(exc, Path("/data/ov"))
+        assert isinstance(found, OutOfMemory) and found.exit_code == 1 and found.code == "out_of_memory"
+        assert "ulimit -v" in found.hint
+    for exc in (OSError(errno.EMFILE, "Too many open files"), ValueError("An IO error occurred: 'Too many open files (os error 24)'")):
+        found = resource_exhausted(exc)
+        assert isinstance(found, TooManyOpenFiles) and found.code == "too_many_open_files" and "ulimit -n" in found.hint
+        assert found.message.startswith("too many open files (`ulimit -n` is ")
+    assert "ENFILE" in resource_exhausted(OSError(errno.ENFILE, "Too many open files in system")).message
+    assert resource_exhausted(RuntimeError("other")) is None and resource_exhausted(OSError(errno.EACCES, "x")) is None
+
+
+@pytest.mark.parametrize(
+    ("raised", "code"),
+    [(MemoryError(), "out_of_memory"), (RuntimeError("can't start new thread"), "out_of_memory"), (OSError(errno.EMFILE, "Too many open files"), "too_many_open_files")],
+)
+def test_a_limit_reached_mid_command_is_one_line_and_exit_1(ov, ov_home, monkeypatch, raised, code):
+    from ov.store.gitstore import GitStore
+
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+
+    def fail(*args, **kwargs):
+        raise raised
+
+    monkeypatch.setattr(GitStore, "_write_journal", fail)
+    result = ov("write", "viking://resources/b.md", "--content", "b", "--json")
+    assert result.exit_code == 1, result.stderr
+    error = json.loads(result.stderr)["error"]
+    assert error["code"] == code and "internal error" not in error["message"] and "ulimit" in error["hint"]
+
+
+def test_file_writes_ahead_share_a_few_threads_and_never_wait_for_one_that_cannot_start(tmp_path, monkeypatch):
+    """Under `ulimit -v` a pool made per call ran out of address space, and a thread whose
+    start-up died of MemoryError left Thread.start waiting for ever: the add hung."""
+    import threading
+
+    from ov.store import writers
+
+    before = threading.active_count()
+    for batch in range(5):
+        futures = writers.submit_all(Path.write_bytes, [(tmp_path / f"{batch}-{i}", b"x") for i in range(20)])
+        assert [f.result() for f in futures] == [1] * 20
+    assert threading.active_count() - before <= writers.WORKERS  # the same threads, batch after batch
+    assert writers.submit_all(Path.write_bytes, [(tmp_path / "small", b"y")])[0].done()  # a file or two: inline
+
+    def refused(*args):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(writers, "_started", 0)
+    monkeypatch.setattr(writers, "_running", 0)
+    monkeypatch.setattr(writers._thread, "start_new_thread", refused)
+    futures = writers.submit_all(Path.write_bytes, [(tmp_path / f"inline-{i}", b"z") for i in range(10)])
+    assert all(f.done() for f in futures) and (tmp_path / "inline-9").read_bytes() == b"z"  # written here instead
+    monkeypatch.setattr(writers, "_started", 0)
+    monkeypatch.setattr(writers._thread, "start_new_thread", lambda fn, args: 1)  # started, never runs
+    monkeypatch.setattr(writers, "_STARTED_WITHIN", 0.05)
+    futures = writers.submit_all(Path.write_bytes, [(tmp_path / f"late-{i}", b"w") for i in range(10)])
+    assert all(f.done() for f in futures)
 
 
 def test_a_full_disk_is_one_clear_error(small_disk, ov_process):

@@ -16,7 +16,7 @@ from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, 
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import OutputFailed, error, labelled_stdout, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
-from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, Interrupted, InvalidInput, OvError, interrupted, os_failure
+from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, Interrupted, InvalidInput, OvError, interrupted, os_failure, resource_exhausted
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -246,7 +246,7 @@ def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
         home = Home.from_env().root
     except (OvError, OSError):
         home = None  # no home to be full: what went wrong is a bug to report
-    known = os_failure(exc, home) if home is not None else None
+    known = os_failure(exc, home) if home is not None else resource_exhausted(exc)
     if known is not None:
         _debug_traceback()
         error(known, as_json)

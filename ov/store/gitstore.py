@@ -822,7 +822,7 @@ class GitStore:
     def stage(self, changes: Mapping[str, bytes | None], staged: Staged | None = None) -> Staged:
         """Start writing the files of ``changes`` to a private staging folder (see
         :class:`Staged`); call again with the result to stage later changes too."""
-        from concurrent.futures import ThreadPoolExecutor
+        from ov.store.writers import submit_all
 
         if staged is None:
             from filelock import FileLock
@@ -845,9 +845,7 @@ class GitStore:
         staged.data.update(batch)
         for directory in sorted({os.path.dirname(p) for p in batch}):
             (staged.root / directory).mkdir(parents=True, exist_ok=True)
-        pool = ThreadPoolExecutor(max_workers=4)
-        staged.futures.extend(pool.submit((staged.root / p).write_bytes, d) for p, d in batch.items())
-        pool.shutdown(wait=False)
+        staged.futures.extend(submit_all(Path.write_bytes, [(staged.root / p, d) for p, d in batch.items()]))
         return staged
 
     def apply_early(
@@ -860,7 +858,7 @@ class GitStore:
         journal names the paths first, so a crash is rolled back as usual; a
         failure before the commit must call :meth:`abandon_early`.
         """
-        from concurrent.futures import ThreadPoolExecutor
+        from ov.store.writers import submit_all
 
         if early is not None:
             return self._extend_early(expected_head, changes, early)
@@ -870,14 +868,12 @@ class GitStore:
         written = dict(changes)
         # A deletion of an escaping path only drops it from the tree, as in _apply_worktree.
         self._delete_files({p: d for p, d in written.items() if p not in escaping})
-        pool = ThreadPoolExecutor(max_workers=4)
-        futures = [pool.submit(_write_if_different, self.worktree / p, d) for p, d in written.items() if d is not None]
-        pool.shutdown(wait=False)
+        futures = submit_all(_write_if_different, [(self.worktree / p, d) for p, d in written.items() if d is not None])
         return EarlyApply(written, futures)
 
     def _extend_early(self, expected_head: bytes | None, changes: Mapping[str, bytes | None], early: EarlyApply) -> EarlyApply:
         """A further batch of writes ahead (new files only; deletions wait for the commit)."""
-        from concurrent.futures import ThreadPoolExecutor
+        from ov.store.writers import submit_all
 
         batch = {p: d for p, d in changes.items() if d is not None and early.written.get(p, b"") is not d}
         if not batch:
@@ -887,9 +883,7 @@ class GitStore:
         if any(p in early.written for p in batch):
             early.wait()  # never two writes of one path in flight
         early.written.update(batch)
-        pool = ThreadPoolExecutor(max_workers=4)
-        early.futures.extend(pool.submit(_write_if_different, self.worktree / p, d) for p, d in batch.items())
-        pool.shutdown(wait=False)
+        early.futures.extend(submit_all(_write_if_different, [(self.worktree / p, d) for p, d in batch.items()]))
         return early
 
     def abandon_early(self, expected_head: bytes | None, early: EarlyApply) -> None:
@@ -1026,13 +1020,13 @@ class GitStore:
             if along is None:
                 disk.add_objects([(obj, None) for obj in objects])
                 return True
-            from concurrent.futures import ThreadPoolExecutor
+            from ov.store.writers import settled, submit_all
 
             # The file along is flushed while dulwich writes and flushes the pack.
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                flushed = pool.submit(atomic_write, along[0], along[1])
+            flushed = submit_all(atomic_write, [(along[0], along[1])], inline_up_to=0)
+            with settled(flushed):
                 disk.add_objects([(obj, None) for obj in objects])
-                flushed.result()
+                flushed[0].result()
             return True
         # Through ov's own atomic writes rather than dulwich's lock-file protocol: an object is
         # named by its content, so a temporary name and a rename suffice, and a write killed (or
@@ -1282,10 +1276,12 @@ class GitStore:
         if len(writes) >= PARALLEL_WRITES:
             # Creating a file costs a disk round trip that does not hold the GIL; a few threads
             # overlap them (about 1.8x faster for a large add on a 2-core machine).
-            from concurrent.futures import ThreadPoolExecutor
+            from ov.store.writers import settled, submit_all
 
-            with ThreadPoolExecutor(max_workers=4) as pool:
-                for done, _ in enumerate(pool.map(lambda item: _write_if_different(*item), writes), 1):
+            futures = submit_all(_write_if_different, writes)
+            with settled(futures):  # none still writing once this fails and rolls back
+                for done, future in enumerate(futures, 1):
+                    future.result()
                     if told is not None:
                         told(done)
         else:
