@@ -195,6 +195,39 @@ def test_a_hand_edit_that_keeps_size_and_mtime_is_seen_by_its_change_time(ov, ov
     assert ov("write", "viking://resources/n.md", "--content", "epsilon").exit_code == 0
 
 
+def test_a_pack_write_that_fails_leaves_no_temporary_pack(tmp_path, monkeypatch):
+    """dulwich's abort re-raised from the close (the flush hit the full disk again) before it
+    removed the pack; another's temporary pack beside it is left alone."""
+    import errno
+
+    from dulwich import object_store
+    from dulwich.repo import Repo
+
+    from ov.store.gitstore import _add_objects
+
+    disk = Repo.init(str(tmp_path), mkdir=False).object_store
+    pack_dir = Path(disk.pack_dir)
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    (pack_dir / "tmpothers.pack").write_bytes(b"another ov's pack, being written")
+    real_write = object_store.write_pack_data
+
+    def full(write, *args, **kwargs):
+        write(b"PACK partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(object_store, "write_pack_data", full)
+    monkeypatch.setattr(object_store.os, "remove", lambda path: (_ for _ in ()).throw(OSError(errno.ENOSPC, "flush")))
+    blobs = [Blob.from_string(f"blob {i}".encode()) for i in range(3)]
+    with pytest.raises(OSError):
+        _add_objects(disk, blobs)
+    monkeypatch.undo()
+    assert sorted(p.name for p in pack_dir.iterdir()) == ["tmpothers.pack"]
+    assert "add_pack" not in vars(disk)
+    assert real_write is object_store.write_pack_data
+    _add_objects(disk, blobs)
+    assert all(b.id in disk for b in blobs)
+
+
 # --- temporary files of atomic writes -------------------------------------------------------
 
 

@@ -776,7 +776,7 @@ class GitStore:
         trees = [tree for tree in trees if tree.id not in disk]
         try:
             if missing or trees:
-                disk.add_objects([(obj, None) for obj in [*missing, *trees]])
+                _add_objects(disk, [*missing, *trees])
         except (FileLocked, OSError):
             # Another writer is storing the same pack, or a full disk: the commit stores what is
             # missing (and reports a full disk there, under the lock, with the journal written).
@@ -1018,14 +1018,14 @@ class GitStore:
         # of its own, ~1-2 ms each on a journaling file system, a pack one file for them all.
         if len(objects) >= PACK_THRESHOLD:
             if along is None:
-                disk.add_objects([(obj, None) for obj in objects])
+                _add_objects(disk, objects)
                 return True
             from ov.store.writers import settled, submit_all
 
             # The file along is flushed while dulwich writes and flushes the pack.
             flushed = submit_all(atomic_write, [(along[0], along[1])], inline_up_to=0)
             with settled(flushed):
-                disk.add_objects([(obj, None) for obj in objects])
+                _add_objects(disk, objects)
                 flushed[0].result()
             return True
         # Through ov's own atomic writes rather than dulwich's lock-file protocol: an object is
@@ -1077,7 +1077,7 @@ class GitStore:
         for pack in small:
             for obj in pack.iterobjects():
                 objects[obj.id] = obj
-        disk.add_objects([(obj, None) for obj in objects.values()])
+        _add_objects(disk, list(objects.values()))
         for pack in small:
             disk._remove_pack(pack)
         return len(small)
@@ -1503,6 +1503,40 @@ def _still_stale(paths: list[Path]) -> list[Path]:
         if now is not None and (now[0] >= STALE_LOCK_SECONDS or (age_before < 0 and now[1] == mark_before)):
             stale.append(path)
     return stale
+
+
+def _add_objects(disk, objects: list):
+    """``disk.add_objects`` of ``objects``, with no temporary pack of its own left when it fails.
+
+    dulwich's abort closes the pack before it removes it, and the close flushes what is still
+    buffered: on a full disk (or at ``ulimit -f``) that fails again, and the partial pack stayed
+    (holding whatever room was left) until an ``ov status``. Only this call's file is removed,
+    known by its inode: another ov may be writing a pack of its own beside it, without the lock.
+    """
+    made: list[tuple[int, int]] = []
+    add_pack = disk.add_pack
+
+    def noted():
+        f, commit, abort = add_pack()
+        st = os.fstat(f.fileno())
+        made.append((st.st_dev, st.st_ino))
+        return f, commit, abort
+
+    disk.add_pack = noted
+    try:
+        return disk.add_objects([(obj, None) for obj in objects])
+    except BaseException:
+        if made:
+            for leftover in _files_in(Path(disk.pack_dir)):
+                try:
+                    st = leftover.lstat()
+                    if leftover.name.startswith("tmp") and (st.st_dev, st.st_ino) in made:
+                        leftover.unlink()
+                except OSError:
+                    continue
+        raise
+    finally:
+        del disk.add_pack
 
 
 def _remove_if_present(path: Path) -> bool:
