@@ -183,3 +183,33 @@ def test_doctor_names_the_sessions_whose_memory_extraction_failed(ov, monkeypatc
     assert "memory extraction failed in 1 session(s) (s)" in found["detail"] and "`ov commit s`" in found["fix"]
     assert ov("commit", "s").exit_code == 0
     assert "memories" not in _checks(ov)[1]
+
+
+def test_a_full_disk_fails_the_writable_check_though_an_empty_file_can_still_be_made(ov, monkeypatch):
+    """On a full disk every write failed with disk_full while doctor said `ok writable`: its probe
+    made an empty file, which needs no data block, and nothing looked at the room left."""
+    import errno
+    from collections import namedtuple
+
+    from ov.health import writable
+
+    assert ov("remember", "we deploy on fridays").exit_code == 0
+    real_write = os.write
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(writable.os, "write", full)
+    code, checks = _checks(ov)
+    monkeypatch.setattr(writable.os, "write", real_write)
+    assert code == 1 and checks["writable"]["status"] == "fail"
+    assert checks["writable"]["detail"].startswith("no space left on device under ") and "free some space" in checks["writable"]["fix"]
+
+    Stats = namedtuple("Stats", "f_bavail f_frsize")
+    monkeypatch.setattr(writable.os, "statvfs", lambda path: Stats(100, 4096))
+    code, checks = _checks(ov)
+    assert checks["writable"]["status"] == "warn" and checks["writable"]["free_bytes"] == 409600
+    assert checks["writable"]["detail"].startswith("only 409600 bytes free under ")
+    monkeypatch.setattr(writable.os, "statvfs", lambda path: Stats(1 << 20, 4096))
+    assert _checks(ov)[1]["writable"]["status"] == "ok"
+    assert not [p for p in Path(os.environ["OV_HOME"]).rglob("*") if "probe" in p.name]  # every probe removed

@@ -52,7 +52,7 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
     writable = _writable(store) if store.exists else None
     if writable is not None:
         checks.append(writable)
-    checks.extend(_index(store, probe=probe, indices=indices, updatable=writable is None or writable.status == "ok"))
+    checks.extend(_index(store, probe=probe, indices=indices, updatable=writable is None or writable.status != "fail"))
     checks.append(_llm(loaded_config.config.llm, probe=probe))
     pending = _pending_extraction(store) if store.exists and store.missing_account() is None else None
     if pending is not None:
@@ -143,7 +143,20 @@ def _writable(store) -> Check:
     refused = writable.refusal(store)
     if refused is not None:
         return Check("writable", "fail", refused.message, refused.hint)
+    full, free, where = writable.room(store)
+    if full is not None:
+        fix = "raise the limit on a file's size (`ulimit -f unlimited`)" if full.size_limit else "free some space there (or raise the quota)"
+        return Check("writable", "fail", f"{full.message}: every write fails", fix, facts={"free_bytes": free})
+    if free is not None and free < writable.LOW_SPACE:
+        return Check(
+            "writable", "warn", f"only {_size(free)} free under {where}: writes fail once it is full",
+            "free some space there (or raise the quota)", facts={"free_bytes": free},
+        )
     return Check("writable", "ok", f"ov can write to {store.root} and {store.state}")
+
+
+def _size(count: int) -> str:
+    return f"{count} bytes" if count < 1024 * 1024 else f"{count / (1024 * 1024):.1f} MB"
 
 
 def _index(store, *, probe: bool, indices=None, updatable: bool = True) -> list[Check]:
