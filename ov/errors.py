@@ -485,10 +485,8 @@ class OutOfMemory(OvError):
     hint = "raise the limit on memory (`ulimit -v unlimited`, or the container's), or close other programs, then run the command again (nothing already committed is lost)"
 
     def __init__(self, what: str = "memory") -> None:
-        import resource
-
-        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-        said = f" (`ulimit -v` is {limit // 1024} KiB)" if limit != resource.RLIM_INFINITY else ""
+        limit = _limit("RLIMIT_AS")
+        said = f" (`ulimit -v` is {limit // 1024} KiB)" if limit is not None else ""
         super().__init__(f"ov ran out of {what}{said}")
 
 
@@ -499,16 +497,26 @@ class TooManyOpenFiles(OvError):
     hint = "raise the limit on open files (`ulimit -n 4096`), then run the command again (nothing already committed is lost)"
 
     def __init__(self, system: bool = False) -> None:
-        import resource
-
         if system:
             super().__init__(
                 "the system has too many files open (ENFILE)",
                 hint="close other programs (or raise fs.file-max), then run the command again (nothing already committed is lost)",
             )
         else:
-            limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-            super().__init__(f"too many open files (`ulimit -n` is {limit})")
+            limit = _limit("RLIMIT_NOFILE")
+            super().__init__("too many open files" + (f" (`ulimit -n` is {limit})" if limit is not None else ""))
+
+
+def _limit(name: str) -> int | None:
+    """The process's soft limit ``name``, None when unlimited or not to be had: out of memory,
+    even loading the module that tells fails ("failed to map segment from shared object")."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(getattr(resource, name))[0]
+    except Exception:  # noqa: BLE001 - the message goes without it
+        return None
+    return None if limit == resource.RLIM_INFINITY else limit
 
 
 def resource_exhausted(exc: BaseException) -> OutOfMemory | TooManyOpenFiles | None:

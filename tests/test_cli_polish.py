@@ -519,6 +519,14 @@ def test_limits_of_the_process_are_typed_errors_with_a_hint():
     assert resource_exhausted(RuntimeError("other")) is None and resource_exhausted(OSError(errno.EACCES, "x")) is None
 
 
+def test_out_of_memory_is_said_even_when_the_limit_cannot_be_read(monkeypatch):
+    """Out of memory, loading the `resource` module itself failed ("failed to map segment")."""
+    from ov.errors import OutOfMemory
+
+    monkeypatch.setitem(sys.modules, "resource", None)  # an import of it raises ImportError
+    assert OutOfMemory().message == "ov ran out of memory"
+
+
 @pytest.mark.parametrize(
     ("raised", "code"),
     [(MemoryError(), "out_of_memory"), (RuntimeError("can't start new thread"), "out_of_memory"), (OSError(errno.EMFILE, "Too many open files"), "too_many_open_files")],
