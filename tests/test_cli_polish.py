@@ -1312,15 +1312,19 @@ def test_ov_starts_again_in_utf8_mode_only_where_the_locale_is_not_utf8(hermetic
         "entry()\n"
     )
 
-    def flags(**env: str) -> str:
-        full = {k: v for k, v in os.environ.items() if k not in ("PYTHONUTF8", "LC_ALL", "LC_CTYPE", "LANG")}
-        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(full, **env), timeout=60, check=False)
+    def flags(*options: str, **env: str) -> str:
+        full = {k: v for k, v in os.environ.items() if k not in ("PYTHONUTF8", "LC_ALL", "LC_CTYPE", "LANG", "OV_UTF8_RESTARTED")}
+        proc = subprocess.run([sys.executable, *options, "-c", probe], capture_output=True, text=True, env=dict(full, **env), timeout=60, check=False)
         assert proc.returncode == 0, proc.stderr
         return proc.stderr.strip().splitlines()[-1]
 
     assert flags(LC_ALL="C.UTF-8") == "None 0"
     assert flags(LC_ALL="C") == "None 1"  # Python's own UTF-8 mode: nothing to do
     assert flags(LC_ALL="C", PYTHONUTF8="0") == "1 1"  # started again, and its jobs inherit it
+    # An interpreter that ignores the environment (-E) is told on its command line, and a start
+    # again that still is not in UTF-8 mode goes on as it is rather than start for ever.
+    assert flags("-E", "-X", "utf8=0", LC_ALL="C") == "1 1"
+    assert flags(LC_ALL="C", PYTHONUTF8="0", OV_UTF8_RESTARTED="1") == "0 0"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")

@@ -49,6 +49,9 @@ def entry() -> None:
     os._exit(code)
 
 
+_RESTARTED = "OV_UTF8_RESTARTED"  # set on the one re-exec, so that it happens once
+
+
 def _utf8_mode() -> None:
     """Run in Python's UTF-8 mode where it is off and the locale's encoding is not UTF-8: start
     this command line again in it (one more interpreter start, ~20 ms), before anything is read.
@@ -69,11 +72,14 @@ def _utf8_mode() -> None:
     if codecs.lookup(sys.getfilesystemencoding()).name == "utf-8":
         return
     argv = getattr(sys, "orig_argv", None)
-    if not argv or not sys.executable:
-        return  # embedded: nothing to start again, and names stay the locale's
-    env = dict(os.environ, PYTHONUTF8="1")
+    if not argv or not sys.executable or os.environ.get(_RESTARTED):
+        # Embedded: nothing to start again; or started again and still not in UTF-8 mode (an
+        # interpreter told `-X utf8=0` after ours): names stay the locale's rather than a loop.
+        return
+    env = dict(os.environ, PYTHONUTF8="1", **{_RESTARTED: "1"})
     try:
-        os.execve(sys.executable, [sys.executable, *argv[1:]], env)
+        # `-X utf8` as well: an interpreter started with -E or -I ignores PYTHONUTF8.
+        os.execve(sys.executable, [sys.executable, "-X", "utf8", *argv[1:]], env)
     except OSError:
         pass  # the interpreter cannot be started again: go on as the locale says
 
