@@ -1726,6 +1726,17 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/uv.md": "- Moved over to uv",
                   "preferences/default/go.md": "- Prefers Go over Python"}, None,
                  id="an-ask-or-a-happening-is-no-bare-choice"),
+    # (mem18b) what is chosen over may open on a participle; a key of the setup said as a label; "Name's X"
+    pytest.param(["guard clauses over nested conditionals", "composition over inherited behaviour"],
+                 {"preferences/default/guard_clauses.md": "- Prefers guard clauses over nested conditionals",
+                  "preferences/default/composition.md": "- Prefers composition over inherited behaviour"}, None,
+                 id="a-choice-over-a-participle-is-a-preference"),
+    pytest.param(["terminal: Alacritty", "editor - Helix, OS: NixOS", "My shell is bash", "shell: nushell"],
+                 {"profile.md": "- Terminal: Alacritty\n- Editor: Helix\n- OS: NixOS\n- Shell: nushell"}, None,
+                 id="a-setup-key-said-as-a-label-is-the-users"),
+    pytest.param(["Hey! Name's Ingrid, I'm a platform engineer", "Hello there. I work at Initech"],
+                 {"profile.md": "- Name: Ingrid\n- Is a platform engineer\n- Works at Initech"}, None,
+                 id="names-x-is-my-name-and-a-greeting-is-no-note"),
     # (mem18) a part of the text that only leans on what the rest said, naming nothing, is no dated note
     pytest.param(["My terminal is Kitty. Bear that in mind when you suggest keybindings.", "never force-push to shared branches, I'll do it myself if needed",
                   "Remember that the docs DB is read-only and I need the bastion for it"],

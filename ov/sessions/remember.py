@@ -178,10 +178,22 @@ def remember(
 _TO_THE_AGENT_RE = re.compile(r"(?i)\b(?:you|your)\b|^(?:I'll|I\s+will|I\s+can)\b|\b(?:in\s+mind|note\s+of\s+that)\b")
 
 
+# A greeting said as a sentence of its own ("Hi!", "Hey there.", "Hola!", "Hallo zusammen!"), or
+# whom it greets, once a filler's "hello" is taken off ("there").
+_WHOM = r"there|all|everyone|folks|team|y'all|a\s+todos|zusammen|tout\s+le\s+monde"
+_GREETING_RE = re.compile(
+    r"(?i)^(?:(?:hi|hello|hey|hiya|howdy|yo|good\s+(?:morning|afternoon|evening)|hola|buenas|hallo|servus|moin|guten\s+(?:morgen|tag)|"
+    rf"bonjour|salut|ciao|ol[áa]|oi)(?:\s+(?:{_WHOM}))?|{_WHOM})[\s!.,]*$"
+)
+
+
 def _to_the_agent(part: str) -> bool:
-    """Whether ``part``, read from nothing, is only said to the agent about the rest of the text."""
+    """Whether ``part``, read from nothing, is only said to the agent about the rest of the text,
+    or is only a greeting to it ("Hi! Name's Dana, ..." keeps no dated note of the greeting)."""
     from ov.sessions.memory.standing import points_back
 
+    if _GREETING_RE.match(part.strip()):
+        return True
     return points_back(part) and bool(_TO_THE_AGENT_RE.search(part)) and not _names_anything(part)
 
 

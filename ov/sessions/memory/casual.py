@@ -8,9 +8,10 @@ same statements with their apostrophes, their "my" or their verb dropped:
   contraction; never one that is a word of its own ("its", "id", "ill", "were", "wont"), nor "im"
   between a place's capitalised words ("Freiburg im Breisgau");
 - asked to remember, a clause that opens on a key of the user's setup with no determiner ("Shell's
-  fish", "terminal is WezTerm", "default shell is zsh") is the user's ("my shell is fish"): said of
-  a system, it would name it ("the shell is", "our CI's shell is"). Only when asked, since in a
-  session "shell is bash" is as often the container's;
+  fish", "terminal is WezTerm", "default shell is zsh", or as a label: "shell: zsh", "OS - Arch") is
+  the user's ("my shell is fish"): said of a system, it would name it ("the shell is", "our CI's
+  shell is"). Only when asked, since in a session "shell is bash" is as often the container's; so
+  is "Name's Dana" before a capitalised word ("my name is Dana"; "name is required" is a field's);
 - "I'm Dana, a backend engineer" (a capitalised name of one or two words, then "a" or "an" and
   a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
   session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`).
@@ -25,8 +26,9 @@ same statements with their apostrophes, their "my" or their verb dropped:
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
   B" ("bullet points > paragraphs"; not "latency > 200ms"); so is "A over B" ("tabs over spaces,
   always") and a thing asked for alone, "dark mode please", "I prefer dark mode": A, B and the
-  thing short noun phrases, never opening on a verb, a pronoun or a determiner ("moved over to uv",
-  "run the tests please", "the logs please" are no choice).
+  thing short noun phrases, never opening on a pronoun or a determiner, nor (what is chosen) on a
+  verb ("moved over to uv", "run the tests please", "the logs please" are no choice; what it is
+  chosen over may open on a participle: "early returns over nested ifs").
 """
 
 from __future__ import annotations
@@ -52,11 +54,15 @@ _SETUP_KEYS = (
 )
 # Where a clause opens: the start of the text, after a sentence's end, a comma, a dash or "and".
 _CLAUSE_START = r"(?:^|(?<=[.!?;,]\s)|(?<=\sand\s)|(?<=\s[\u2013\u2014-]\s)|(?<=\n))"
+# "Shell's fish", "terminal is WezTerm", and the key said as a label ("shell: zsh", "OS - Arch").
 _BARE_KEY_RE = re.compile(
     rf"{_CLAUSE_START}(?P<key>(?:(?:default|main|preferred|usual|primary|current)\s+)?(?:{_SETUP_KEYS}))"
-    r"(?:'s|\s+(?P<verb>is|are))\s+(?=\S)",
+    r"(?:'s|\s+(?P<verb>is|are)|\s*:|\s+[\u2013\u2014-])\s+(?=\S)",
     re.IGNORECASE,
 )
+# "Name's Dana", "name is Dana Lee" (the "my" dropped): only before a capitalised word, since "name is
+# required" is said of a form's field.
+_BARE_NAME_RE = re.compile(rf"{_CLAUSE_START}(?i:name(?:'s|\u2019s|\s+is))\s+(?=[A-Z])")
 _RATHER_THAN_RE = re.compile(r"^(?P<a>[^\W\d][^<>=\d]{0,40}?)\s*>{1,2}\s*(?P<b>[^\W\d][^<>=\d]{0,40})$")
 
 
@@ -86,6 +92,7 @@ def _between_name_words(match: re.Match[str]) -> bool:
 def owned(text: str) -> str:
     """``text`` (given to be remembered) with "my" before a key of the user's setup that opens a
     clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm"."""
+    text = _BARE_NAME_RE.sub("my name is ", text)
     return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
 
 
@@ -112,10 +119,13 @@ _NOT_A_CHOICE = frozenset((
 _SOMEONE = frozenset(("i", "i'm", "we", "we're", "you", "they", "he", "she", "me", "us", "prefer", "like", "love", "want"))
 
 
-def _a_choice(words: str) -> bool:
+def _a_choice(words: str, *, chosen: bool = True) -> bool:
+    """Whether ``words`` may be a bare choice: the one ``chosen``, or (not ``chosen``) the one it is
+    chosen over, which may open on a participle ("early returns over nested ifs", "named exports
+    over default ones"), as a happening never opens what is chosen over ("moved over to uv")."""
     said = [w.lower().strip("'.,").replace("\u2019", "'").split("'")[0] for w in words.split()]  # "I've" is "i"
     first = said[0]
-    if first in _NOT_A_CHOICE or re.fullmatch(INSTRUCTION_VERBS, first) or is_past(first):
+    if first in _NOT_A_CHOICE or (chosen and (re.fullmatch(INSTRUCTION_VERBS, first) or is_past(first))):
         return False
     return not any(w in _SOMEONE for w in said)
 
@@ -128,7 +138,7 @@ def preferred(clause: str) -> str:
     match = _RATHER_THAN_RE.match(clause)
     if match:
         return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}"
-    if (over := _OVER_RE.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b")):
+    if (over := _OVER_RE.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b"), chosen=False):
         return f"I prefer {over.group('a')} over {over.group('b')}"
     return clause
 
