@@ -1723,7 +1723,7 @@ CASES = [
     pytest.param(["run the linter please", "the full log please", "moved over to uv", "Actually I prefer Go over Python"],
                  {f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
                   f"events/{TODAY:%Y/%m/%d}/full_log.md": "- The full log",
-                  f"events/{TODAY:%Y/%m/%d}/uv.md": "- Moved over to uv",
+                  "profile.md": "- Moved over to uv",  # (the user's change, its "I" dropped: mem18b)
                   "preferences/default/go.md": "- Prefers Go over Python"}, None,
                  id="an-ask-or-a-happening-is-no-bare-choice"),
     # (mem18b) what is chosen over may open on a participle; a key of the setup said as a label; "Name's X"
@@ -1737,6 +1737,15 @@ CASES = [
     pytest.param(["Hey! Name's Ingrid, I'm a platform engineer", "Hello there. I work at Initech"],
                  {"profile.md": "- Name: Ingrid\n- Is a platform engineer\n- Works at Initech"}, None,
                  id="names-x-is-my-name-and-a-greeting-is-no-note"),
+    # (mem18b) a change with its "I" dropped, said with a loose time ("a while back", "over the summer")
+    pytest.param(["I use Emacs", "went over to Helix a while back, Emacs is history"], {"profile.md": "- Editor: Helix"}, None,
+                 id="a-change-with-its-i-dropped-and-a-loose-time"),
+    pytest.param(["My shell is bash", "jumped to nushell two months back"], {"profile.md": "- Shell: nushell"}, None,
+                 id="jumped-to-a-tool-months-back"),
+    pytest.param(["I live in Porto", "relocated to Braga over the holidays"], {"profile.md": "- Lives in Braga"}, None,
+                 id="a-move-with-its-i-dropped-over-the-holidays"),
+    pytest.param(["My terminal is iTerm2", "I moved to WezTerm ages ago"], {"profile.md": "- Terminal: WezTerm"}, None,
+                 id="a-switch-ages-ago-is-the-tool"),
     # (mem18) a part of the text that only leans on what the rest said, naming nothing, is no dated note
     pytest.param(["My terminal is Kitty. Bear that in mind when you suggest keybindings.", "never force-push to shared branches, I'll do it myself if needed",
                   "Remember that the docs DB is read-only and I need the bastion for it"],

@@ -11,7 +11,9 @@ same statements with their apostrophes, their "my" or their verb dropped:
   fish", "terminal is WezTerm", "default shell is zsh", or as a label: "shell: zsh", "OS - Arch") is
   the user's ("my shell is fish"): said of a system, it would name it ("the shell is", "our CI's
   shell is"). Only when asked, since in a session "shell is bash" is as often the container's; so
-  is "Name's Dana" before a capitalised word ("my name is Dana"; "name is required" is a field's);
+  is "Name's Dana" before a capitalised word ("my name is Dana"; "name is required" is a field's),
+  and a change opening a clause with its "I" dropped ("switched to fish last week", "moved over to
+  Neovim a while ago": "I switched to fish ...");
 - "I'm Dana, a backend engineer" (a capitalised name of one or two words, then "a" or "an" and
   a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
   session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`).
@@ -89,9 +91,20 @@ def _between_name_words(match: re.Match[str]) -> bool:
     return not opens and before[-1][:1].isupper() and after[:1] == " " and after[1:].isupper()
 
 
+# "switched to fish last week", "moved over to Neovim": a change the user made, with its "I" dropped
+# (a verb with an object, "moved the tests to unit/", is a step of the work, and keeps its shape).
+_BARE_CHANGE_RE = re.compile(
+    rf"{_CLAUSE_START}(?=(?:(?:just|recently|finally|actually)\s+)?(?:switched|moved|migrated|went|jumped|relocated)"
+    r"(?:\s+(?:over|back))?\s+(?:to|from)\s)",
+    re.IGNORECASE,
+)
+
+
 def owned(text: str) -> str:
     """``text`` (given to be remembered) with "my" before a key of the user's setup that opens a
-    clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm"."""
+    clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm";
+    and with "I" before a change that opens one ("switched to fish" -> "I switched to fish")."""
+    text = _BARE_CHANGE_RE.sub("I ", text)
     text = _BARE_NAME_RE.sub("my name is ", text)
     return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
 

@@ -17,7 +17,7 @@ from ov.sessions.memory.statement import Statement, informative
 
 # "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
 _CHANGE_FROM_TO_RE = re.compile(
-    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went)"
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went|jumped)"
     r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
     re.I,
 )
@@ -53,7 +53,7 @@ VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually 
 # or for a role, which says the same ("to typer as our CLI framework": rivals.ROLE).
 _ROLE = r"as\s+(?:the|my|our|their|your)\s+"
 _SWITCHED_FOR_RE = re.compile(
-    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+"
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|went|jumped|migrated)(?:\s+over)?\s+to\s+"
     rf"(?P<x>(?P<y>.+?)\s+(?:for|{_ROLE})\s*\S.*)$",
     re.IGNORECASE,
 )
@@ -122,7 +122,10 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
 WHEN_TAIL = (
     rf"\s+(?i:last|(?!{tx.THIS_PROJECT})this|a\s+few|recently|yesterday|today|since|as\s+of|in\s+\d{{4}}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
     r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
-    r"(?:\w+|a|a\s+couple\s+of|several)\s+(?:years?|months?|weeks?|days?)\s+ago)\b.*"
+    r"(?:\w+|a|a\s+couple\s+of|a\s+few|several)\s+(?:years?|months?|weeks?|days?)\s+(?:ago|back)|"
+    # a time said loosely: "a while ago", "ages ago", "a while back", "not long ago", "over the summer"
+    r"(?:quite\s+)?a\s+(?:while|bit)\s+(?:ago|back)|ages\s+ago|(?:not\s+)?long\s+ago|some\s+time\s+(?:ago|back)|"
+    r"over\s+the\s+(?:summer|winter|holidays?|weekend|break|new\s+year))\b.*"
 )
 _WHEN_RE = re.compile(rf"{WHEN_TAIL}$")
 

@@ -65,7 +65,7 @@ _IN_USE = ("default", "main", "primary", "daily", "usual", "current", "everyday"
 
 # "I switched to Emacs", "I've moved over to nushell": a change of the tool, no key named.
 _SWITCHED_TO_RE = re.compile(
-    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+(?P<x>.+)$",
+    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|went|jumped|migrated)(?:\s+over)?\s+to\s+(?P<x>.+)$",
     re.IGNORECASE,
 )
 

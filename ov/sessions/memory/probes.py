@@ -26,7 +26,8 @@ from ov.uri import nfc
 # when, how long or what for ("Emacs a while ago", "nushell these days", "Emacs as their editor"); not
 # "fish tacos" or "Emacs Lisp". A probe ending in " +" is a name so followed (see :func:`matches`).
 NAME_END = (
-    r"(?=$|\s*[(,;.]|\s+(?:a\s+while|a\s+few|a\s+couple|several|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead)\b)"
+    r"(?=$|\s*[(,;.]|\s+(?:a\s+while|a\s+few|a\s+couple|several|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead|"
+    r"a\s+bit\s+(?:ago|back)|ages\s+ago|(?:not\s+)?long\s+ago|some\s+time|over\s+the|yesterday|today|in|\w+\s+(?:years?|months?|weeks?|days?)\s+(?:ago|back))\b)"
 )
 
 
