@@ -114,6 +114,9 @@ _DATED_RE = re.compile(
 # (text.THIS_PROJECT), the session's peer's (see ov.sessions.commit), so its words stay in its line.
 _PROJECT_FACT_RE = re.compile(rf"(?i)^{tx.THIS_PROJECT}(?:'s\s+[\w-]+)?\s+\S+\s+\S")
 # "in this repo(,) we use spaces" says "we use spaces in this repo", whatever reads it.
+# Where the team works, said of its habit: "We always squash-merge PRs here", "around here we rebase".
+_HERE = r"(?:(?:around|over)\s+)?here|on\s+(?:this|our|my)\s+team|at\s+(?:work|my\s+job|this\s+company|our\s+company)"
+_TEAM_HERE_RE = re.compile(rf"(?i)^(?:(?:{_HERE})\s*,?\s+)?(?P<rest>(?:we|our\s+team)\s.+?)(?:\s*,?\s+(?:{_HERE}))?[.!]*$")
 _IN_PROJECT_RE = re.compile(rf"(?i)^(?P<where>in\s+{tx.THIS_PROJECT})\s*,?\s+(?P<rest>\S.+)$")
 # ("when you write tests, use pytest" is an instruction: see instructions.py)
 _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
@@ -146,6 +149,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     body, changed = unmark(body)
     if fronted := _IN_PROJECT_RE.match(body):
         body = f"{fronted.group('rest')} {fronted.group('where').lower()}"
+    body = _without_teams_here(body)
     statement = (
         statement_of(body, restore, subject)
         or attribute_set(body, restore)  # (before "the X host ...", which reads "host" as a verb)
@@ -266,3 +270,14 @@ def _person_fact(body: str, restore) -> Statement | None:
         return None
     return Statement("entities", "", name, ("entities", "people", name.lower()), {"category": "people"}, fact=tx.capitalise(fact))
 
+
+
+def _without_teams_here(body: str) -> str:
+    """``body`` without the "here" a team's habit is said with ("We always squash-merge PRs here" ->
+    "We always squash-merge PRs"): where the team works, no thing shown (standing.of_the_moment)."""
+    match = _TEAM_HERE_RE.match(body)
+    if match is None or match.group("rest") == body:
+        return body
+    said = re.sub(r"(?i)^(?:we|our\s+team)\s+", "", match.group("rest")).split()
+    # "we are here", "our team is over here": where the team is, which is all it says
+    return body if len(said) < 2 or said[0].lower() in ("are", "is", "were", "was", "'re", "sit", "sits") else match.group("rest")

@@ -183,13 +183,26 @@ _RULED_RE = re.compile(
 )
 
 
+# A rule said as a fact, with no "we decided" before it: what every one of a kind of thing must do or
+# have ("every PR needs two approvals", "each migration requires a rollback script", "all commits must
+# be signed"), or what things of a kind must do, said in the plural ("PRs must be rebased before merging",
+# "release branches should never be force-pushed"): a quantifier or a modal of obligation makes it one
+# (not "PRs are slow today", "the tests need fixing", "things need to change").
+_STATED_RULE_RE = re.compile(
+    r"(?i)^(?:(?:all|every|each|no|any)\s+(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:always\s+|never\s+)?(?:must|should|shall|needs?|requires?|"
+    r"has\s+to|have\s+to|gets?|goes|go)|(?P<kind>[\w-]+(?:\s+[\w-]+){0,2}?s)\s+(?:always\s+|never\s+)?(?:must|should|shall|"
+    r"have\s+to|are\s+required\s+to))(?:\s+not|n't)?\s+(?!(?:fixing|looking|work|help|attention)\b)\S"
+)
+
+
 def team_rule(body: str, restore, subject: str) -> Statement | None:
     """"We decided: refactors never rename public functions" -> preferences/{user}/refactors.md:
     "Refactors never rename public functions (team convention)"; None for a decision of the moment
-    ("we decided to ship on Friday", "we decided: option 2")."""
+    ("we decided to ship on Friday", "we decided: option 2"). So is a rule said as a fact ("Every
+    PR needs two approvals": :data:`_STATED_RULE_RE`)."""
     match = _DECIDED_RE.match(body)
     if match is None:
-        return None
+        return _stated_rule(body, restore, subject)
     if agreed := convention(restore(match.group("x")), subject):
         return agreed
     ruled = _RULED_RE.match(match.group("x"))
@@ -197,4 +210,19 @@ def team_rule(body: str, restore, subject: str) -> Statement | None:
     if ruled is None or not informative(rule) or points_back(ruled.group("what")) or of_the_moment(rule) or _DAY_RE.search(rule):
         return None
     topic = topics.slug(restore(ruled.group("what")))
+    return Statement("preferences", "", f"{tx.capitalise(rule)} (team convention)", ("preferences", topic), {"subject": subject, "topic": topic})
+
+
+def _stated_rule(body: str, restore, subject: str) -> Statement | None:
+    """"Every PR needs two approvals" -> preferences/{user}/pr.md: "Every PR needs two approvals
+    (team convention)"; None for anything else, and for a rule of one moment ("every test must pass
+    today", "all of these need to go")."""
+    ruled = _STATED_RULE_RE.match(body)
+    rule = restore(body).rstrip(".!")
+    if ruled is None or not informative(rule) or of_the_moment(rule) or _DAY_RE.search(rule):
+        return None
+    what = restore(ruled.group("what") or ruled.group("kind"))
+    if points_back(what) or what.split()[0].lower() in ("of", "the", "these", "those", "this", "that", "my", "your", "it", "we", "you", "they"):
+        return None
+    topic = topics.slug(what)
     return Statement("preferences", "", f"{tx.capitalise(rule)} (team convention)", ("preferences", topic), {"subject": subject, "topic": topic})

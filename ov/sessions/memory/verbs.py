@@ -76,6 +76,9 @@ def third_person_parts(rest: str) -> tuple[str, str]:
 
 def conjugate(verb: str) -> str:
     lower = verb.lower()
+    head, dash, last = verb.rpartition("-")
+    if dash and head.replace("-", "").isalpha() and last.isalpha() and not is_past(last):
+        return f"{head}-{conjugate(last)}"  # "squash-merge" -> "squash-merges", "force-push" -> "force-pushes"
     if lower in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[lower]
     if lower in _UNCHANGED or is_past(lower) or not lower.isalpha():
