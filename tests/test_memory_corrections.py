@@ -1761,6 +1761,14 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/every_test.md": "- Every test must pass today (2026-09-15)",
                   f"events/{TODAY:%Y/%m/%d}/here.md": "- We are here"}, None,
                  id="a-need-of-the-moment-is-no-convention"),
+    # (mem18b) a system upgraded to a version uses that version, in place of the other
+    pytest.param(["The billing API runs Node 18", "we bumped the billing API to Node 22"],
+                 {"entities/systems/billing_api.md": "# Billing API\n\n- Uses Node 22"}, None, id="a-system-bumped-to-a-version"),
+    pytest.param(["Our search cluster uses Elasticsearch 7.10", "the search cluster was finally upgraded to Elasticsearch 8.12"],
+                 {"entities/systems/search_cluster.md": "# Search cluster\n\n- Uses Elasticsearch 8.12"}, None,
+                 id="a-system-was-upgraded-to-a-version"),
+    pytest.param(["we updated the docs to the new API"], {"profile.md": "- Team updated the docs to the new API"}, None,
+                 id="an-update-to-no-version-is-no-systems"),
     # (mem18) a part of the text that only leans on what the rest said, naming nothing, is no dated note
     pytest.param(["My terminal is Kitty. Bear that in mind when you suggest keybindings.", "never force-push to shared branches, I'll do it myself if needed",
                   "Remember that the docs DB is read-only and I need the bastion for it"],

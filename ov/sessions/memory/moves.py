@@ -1,5 +1,6 @@
 """What moved, asked to be remembered: a system to a new place ("we moved CI to Buildkite", "the staging
-server moved to staging2.internal:9443") or to a new owner ("ownership of the search service moved to
+server moved to staging2.internal:9443"), to a new version of what it uses ("we upgraded the orders
+service to MySQL 8": "Uses MySQL 8" in place of "Uses MySQL 5.7") or to a new owner ("ownership of the search service moved to
 the platform team"). Its card's line saying where it ran, or who owned it, is replaced; a move to an
 address or to another product ("our Redis moved to Valkey", "we moved our docs to Notion") replaces its
 address too, which was the old one's (a move to a region or to a folder of the repository leaves it).
@@ -37,7 +38,7 @@ from ov.sessions.memory.systems import (
 
 # "we moved CI to Buildkite": where a system now runs.
 _SYSTEM_MOVED_RE = re.compile(
-    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:(?P<our>our|the)\s+)?"
+    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched|(?P<up>upgraded|bumped|updated|downgraded))\s+(?:(?P<our>our|the)\s+)?"
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
 )
@@ -51,7 +52,7 @@ _ATTRIBUTE_SET_RE = re.compile(
 )
 # "the staging server moved to staging2.internal:9443": the system is named as what moved.
 _MOVED_ITSELF_RE = re.compile(
-    r"^(?:(?P<det>the|our)\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?"
+    r"^(?:(?P<det>the|our)\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:been\s+)?(?:(?:just|recently|finally)\s+)?(?:moved|migrated|(?P<up>upgraded|bumped|updated|downgraded))\s+(?:over\s+)?"
     r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.IGNORECASE,
 )
@@ -113,6 +114,8 @@ def system_moved(body: str, restore) -> Statement | None:
     if not match or place_moved(body, restore):
         return None  # (a place of the team's moved to another: a note)
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
+    if match.group("up"):
+        return _upgraded(name, new)
     kept_in_files = name.split()[-1].lower().removesuffix("s") in FILE_NOUNS
     if not informative(new) or (_CODE_PATH_RE.match(new) and not kept_in_files) or not _moved_system(match, name, new):
         return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
@@ -131,6 +134,17 @@ def system_moved(body: str, restore) -> Statement | None:
         # Jenkins ("Team uses Jenkins for CI") name GitHub Actions (candidate.candidate_of)
         moved.swap = (old, new)
     return moved
+
+
+def _upgraded(name: str, new: str) -> Statement | None:
+    """"we upgraded the orders service to MySQL 8" -> entities/systems/orders_service.md: "Uses MySQL 8",
+    in place of the line naming another version of it ("Uses MySQL 5.7", "Runs MySQL 5.7"); None
+    when no version is named ("we updated the docs to the new API") or what was upgraded is no system."""
+    versioned = VERSIONED_RE.match(new)
+    if versioned is None or not (names_a_system(name.split()[-1]) or (name[:1].isupper() and name.split()[0].lower() not in NOT_NAMES)):
+        return None
+    probes = tuple(f"{verb} {versioned.group('name')} #" for verb in (*VERSION_LEADS, "Moved to"))
+    return Statement("entities", "", name, ("entities", "systems", name.lower()), {"category": "systems"}, fact=f"Uses {new}", probes=probes)
 
 
 def attribute_set(body: str, restore) -> Statement | None:
