@@ -1769,6 +1769,18 @@ CASES = [
                  id="a-system-was-upgraded-to-a-version"),
     pytest.param(["we updated the docs to the new API"], {"profile.md": "- Team updated the docs to the new API"}, None,
                  id="an-update-to-no-version-is-no-systems"),
+    # (mem18b) a statement about the user in another language: its opening said in English (languages.py)
+    pytest.param(["Me llamo Lucía, vivo en Sevilla y trabajo para Cabify"],
+                 {"profile.md": "- Name: Lucía\n- Lives in Sevilla\n- Works at Cabify"}, None, id="spanish-name-home-employer"),
+    pytest.param(["Mein Name ist Anke und ich wohne in Köln", "Ich wohne jetzt in Hamburg"],
+                 {"profile.md": "- Name: Anke\n- Lives in Hamburg"}, None, id="german-name-and-a-move-now"),
+    pytest.param(["J'utilise Vim", "Je m'appelle Amélie et je travaille chez Doctolib", "Eu uso Helix agora"],
+                 {"profile.md": "- Editor: Helix\n- Name: Amélie\n- Works at Doctolib"}, None,
+                 id="french-and-portuguese-openings"),
+    pytest.param(["Soy sauce goes in the marinade", "Jetzt geht es los"],
+                 {f"events/{TODAY:%Y/%m/%d}/soy_sauce_goes.md": "- Soy sauce goes in the marinade",
+                  f"events/{TODAY:%Y/%m/%d}/jetzt_geht_es.md": "- Jetzt geht es los"}, None,
+                 id="another-languages-text-with-no-opening-is-left-alone"),
     # (mem18) a part of the text that only leans on what the rest said, naming nothing, is no dated note
     pytest.param(["My terminal is Kitty. Bear that in mind when you suggest keybindings.", "never force-push to shared branches, I'll do it myself if needed",
                   "Remember that the docs DB is read-only and I need the bastion for it"],

@@ -130,7 +130,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ov.sessions.memory import casual, kinds, quoted
+from ov.sessions.memory import casual, kinds, languages, quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.capitals import UPPER
@@ -193,7 +193,7 @@ def extract_explicit(
         turn += 1
         ctx = Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
-        masked = casual.spelled_out(quoted.mask_quoted(masked, spans))
+        masked = casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans)))
         if asked:
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))

@@ -1,0 +1,100 @@
+"""Statements about the user said in another language, put in English before the rules read them.
+
+The rules read English ("my name is Jörg", "I work at SAP", "I use Neovim"). A user writes in their
+own language as often: "Ich heiße Jörg und arbeite bei SAP", "Uso Neovim como editor". The statements
+about themselves are few, and open on a few phrases per language, so one small table per language
+maps those openings to the English ones; the rest (the name, the tool, the place) is kept as typed:
+
+- a clause opening on a phrase of the table, with or without its subject pronoun ("ich", "yo",
+  "je", "eu"), is said in English ("arbeite bei SAP" -> "I work at SAP");
+- the language's "and" before such a clause is "and" ("... und arbeite bei SAP" -> "... and I work
+  at SAP"), so the clause rules split the sentence as they split an English one;
+- "als" / "como" / "comme" after a thing used is "as" ("Uso Neovim como editor" -> "I use Neovim
+  as editor"), and "jetzt" / "ahora" / "maintenant" / "agora" is "now", said at the clause's end
+  ("Ich benutze jetzt Helix" -> "I use Helix now": a change, as the English one is).
+
+Nothing else is translated: a phrase no table holds is left alone, so a text in another language
+that says nothing of the user stays as it was (and is a dated note when asked to be remembered).
+Only openings that no English clause starts with are listed ("soy", "sou" are left out: "Soy sauce").
+"""
+
+from __future__ import annotations
+
+import re
+
+# Per language: its subject pronoun, its "and", its "as", its "now", and its openings -> the English opening.
+_TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
+    "de": ("ich", "und", "als", "jetzt|nun|mittlerweile", (
+        (r"hei(?:ß|ss)e", "my name is"),
+        (r"arbeite\s+(?:bei|f[üu]r)", "I work at"),
+        (r"arbeite\s+als", "I work as"),
+        (r"(?:wohne|lebe)\s+in", "I live in"),
+        (r"(?:benutze|nutze|verwende)", "I use"),
+        (r"bevorzuge", "I prefer"),
+    )),
+    "es": ("yo", "y", "como", "ahora", (
+        (r"me\s+llamo", "my name is"),
+        (r"trabajo\s+(?:en|para)", "I work at"),
+        (r"trabajo\s+como", "I work as"),
+        (r"vivo\s+en", "I live in"),
+        (r"(?:uso|utilizo)", "I use"),
+        (r"prefiero", "I prefer"),
+    )),
+    "fr": ("je", "et", "comme", "maintenant|d[ée]sormais", (
+        (r"m'appelle", "my name is"),
+        (r"travaille\s+(?:chez|pour|[àa])", "I work at"),
+        (r"travaille\s+comme", "I work as"),
+        (r"(?:vis|habite)\s+(?:[àa]|en|au)", "I live in"),
+        (r"(?:utilise|j'utilise)", "I use"),
+        (r"pr[ée]f[èe]re", "I prefer"),
+    )),
+    "pt": ("eu", "e", "como", "agora", (
+        (r"me\s+chamo", "my name is"),
+        (r"trabalho\s+(?:na|no|em|para)", "I work at"),
+        (r"trabalho\s+como", "I work as"),
+        (r"(?:moro|vivo)\s+(?:em|no|na)", "I live in"),
+        (r"(?:uso|utilizo)", "I use"),
+        (r"prefiro", "I prefer"),
+    )),
+}
+# "mein Name ist", "mi nombre es", "mon nom est", "meu nome é": the name, said as English says it.
+_NAME_IS_RE = re.compile(r"(?i)(?<![\w'])(?:mein\s+name\s+ist|mi\s+nombre\s+es|mon\s+nom\s+est|(?:o\s+)?meu\s+nome\s+[ée])(?=\s+\S)")
+# French elides its "je" before a vowel: "j'utilise", "j'habite".
+_ELIDED_RE = re.compile(r"(?i)(?<![\w'])j'(?=utilise|habite)")
+
+
+def _compiled(pronoun: str, conj: str, now: str, phrases: tuple[tuple[str, str], ...]) -> list[tuple[re.Pattern[str], str]]:
+    out = []
+    for phrase, english in phrases:
+        # "now" may come first or inside the opening: "ahora vivo en", "je travaille maintenant chez"
+        phrase = phrase.replace(r"\s+", rf"\s+(?:(?P<now_in>{now})\s+)?", 1)
+        # At a clause's opening: the text's start, after a sentence's end, a comma or the language's "and".
+        out.append((re.compile(
+            rf"(?i)(?:^|(?<=[.!?;,]\s)|(?P<and>(?<=\s){conj}\s+))(?:(?P<now>{now})\s*,?\s+)?(?:{pronoun}\s+)?{phrase}(?![\w'])"
+        ), english))
+    return out
+
+
+_RULES = {lang: (_compiled(pronoun, conj, now, phrases), as_word, now) for lang, (pronoun, conj, as_word, now, phrases) in _TABLES.items()}
+_NOW_MARK = "\ue000"  # a "now" taken out of an opening, put back at its clause's end
+
+
+def in_english(text: str) -> str:
+    """``text`` with the openings of its statements about the user said in another language put in
+    English ("Ich heiße Jörg und arbeite bei SAP" -> "my name is Jörg and I work at SAP"); a text
+    none opens as it is."""
+    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", text))
+    for rules, as_word, now in _RULES.values():
+        said = text
+        for pattern, english in rules:
+            said = pattern.sub(lambda m, english=english: ("and " if m.group("and") else "") + english + _now_mark(m), said)
+        if said != text:
+            # "Uso Neovim como editor": what the thing is used as
+            said = re.sub(rf"(?i)(?<=\S)\s+{as_word}\s+(?=\w)", " as ", said) if "I use" in said else said
+            # "ich benutze jetzt Helix": "now" where English says it, at the clause's end ("I use Helix now")
+            text = re.sub(rf"(?i)\s+(?:{now}|{_NOW_MARK})(?![\w'])(?P<rest>[^,.;!?]*?)(?=,|\s+and\s|[.;!?]|$)", lambda m: f"{m.group('rest')} now", said)
+    return text
+
+
+def _now_mark(match: re.Match[str]) -> str:
+    return f" {_NOW_MARK}" if match.group("now") or match.groupdict().get("now_in") else ""
