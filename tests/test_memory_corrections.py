@@ -1781,6 +1781,16 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/soy_sauce_goes.md": "- Soy sauce goes in the marinade",
                   f"events/{TODAY:%Y/%m/%d}/jetzt_geht_es.md": "- Jetzt geht es los"}, None,
                  id="another-languages-text-with-no-opening-is-left-alone"),
+    # (mem18b) what a value is given for is no part of it; a name to be called by, then a remark on it;
+    # an environment named bare is a system
+    pytest.param(["my npm username is jdoe-dev, in case you need it for publishing", "My name is Robert", "call me Rob, Robert is too formal"],
+                 {"profile.md": "- Npm username: jdoe-dev\n- Name: Robert\n- Preferred name: Rob"}, None,
+                 id="a-value-for-your-use-and-a-name-with-a-remark"),
+    pytest.param(["Production deploys only from tagged releases", "preprod uses a nightly copy of the prod database", "staging is down"],
+                 {"entities/systems/production.md": "# Production\n\n- Deploys only from tagged releases",
+                  "entities/systems/preprod.md": "# Preprod\n\n- Uses a nightly copy of the prod database",
+                  f"events/{TODAY:%Y/%m/%d}/staging.md": "- Staging is down"}, None,
+                 id="an-environment-named-bare-is-a-system"),
     # (mem18) a part of the text that only leans on what the rest said, naming nothing, is no dated note
     pytest.param(["My terminal is Kitty. Bear that in mind when you suggest keybindings.", "never force-push to shared branches, I'll do it myself if needed",
                   "Remember that the docs DB is read-only and I need the bastion for it"],

@@ -90,7 +90,9 @@ _MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
 # a modifier, "the staging DB": "the server" alone could be anyone's).
 _FACT_RE = re.compile(
     r"^(?:(?:our|our\s+team's|my\s+team's)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)|"
-    r"the\s+(?P<named>[\w.+-]+(?:\s+[\w.+-]+){1,3}?))\s+"
+    r"the\s+(?P<named>[\w.+-]+(?:\s+[\w.+-]+){1,3}?)|"
+    # an environment named bare, as the team names it: "Staging deploys from develop", "prod has 3 replicas"
+    r"(?P<env>staging|production|prod|preprod|pre-prod|uat|sandbox))\s+"
     r"(?P<pred>(?:is|are|has|have|goes|go|does|do|must|should|can|cannot|can't|doesn't|don't|isn't|aren't|(?:run|use|live|"
     r"listen|need|require|sit|point|host|store|serve|accept|hold|rotate|expire|reset|restart|belong|deploy|connect|contain|"
     r"return|send|sync|back|time|allow|block|take|cost|support|keep|last|cap|talk|read|write|happen|own|lead|maintain|"
@@ -201,11 +203,13 @@ def _system_fact(body: str, restore) -> Statement | None:
     match = _FACT_RE.match(body)
     if not match:
         return None
-    raw_name, pred = match.group("name") or match.group("named"), match.group("pred")
+    raw_name, pred = match.group("name") or match.group("named") or match.group("env"), match.group("pred")
     words = raw_name.split()
     # "the staging DB password rotates monthly": the system is the staging DB, the fact is about its password.
     # A team is one when named ("the payments team"); "our team" alone is the user's (see TEAM_RE).
     last = max((i for i, w in enumerate(words) if names_a_system(w) or (i and w.lower() in TEAM_NOUNS)), default=None)
+    if match.group("env"):
+        last = 0
     if last is None or _DATED_RE.search(pred) or PASSING_STATE_RE.search(pred):
         return None
     attribute = " ".join(words[last + 1 :])

@@ -76,9 +76,11 @@ _MOSTLY_WRITE_RE = re.compile(
 _LANGUAGE_KEYS = ("Main language:", "Primary language:", "Programming language:")
 # "I joined the Platform team" says what "my team is Platform" says.
 _JOINED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+)?joined\s+(?:the\s+)?(?P<y>.+?)\s+(?P<k>team|squad)$", re.I)
-# A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
+# A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised), and what is said of it
+# after a comma ("call me Kate, nobody uses Katherine", "I go by Sam, everyone does") is no part of it.
 _CALL_ME_RE = re.compile(
-    rf"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>{UPPER}[\w'.-]*(?:\s+{UPPER}[\w'.-]*){{0,2}})$"
+    rf"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>{UPPER}[\w'.-]*(?:\s+{UPPER}[\w'.-]*){{0,2}})"
+    r"(?:\s*[,;\u2013\u2014]\s*\S.*)?$"
 )
 # An instruction that stands: "Always use type hints", "Never push directly to main". Only with a
 # verb of the work (verbs.INSTRUCTION_VERBS): "never give up", "always up for it", "never saw this coming" are talk.

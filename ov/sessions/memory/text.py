@@ -291,10 +291,17 @@ def without_fillers(text: str) -> str:
     return _FILLER_RE.sub("", text)
 
 
+# What a value is given to the agent for, said after it: "k-nakamura if you need it for the CODEOWNERS
+# file", "a@b.io, in case you need it": no part of the value.
+_FOR_YOUR_USE_RE = re.compile(
+    r"(?i)\s*,?\s+(?:just\s+)?(?:if|in\s+case|for\s+when|whenever)\s+you\s+(?:ever\s+)?(?:need|want|have\s+to\s+use)\s+(?:it|that|this|them|one)\b.*$"
+)
+
+
 def without_aside(text: str) -> str:
     """``text`` without the asides and the sign-off at its end: "Vim, by the way" -> "Vim", "FYI"
-    alone -> "", "tabs, thanks" and "tabs, merci" -> "tabs"."""
-    return _ASIDE_TAIL_RE.sub("", _COURTESY_TAIL_RE.sub("", text))
+    alone -> "", "tabs, thanks" and "tabs, merci" -> "tabs", "k-nakamura if you need it" -> "k-nakamura"."""
+    return _ASIDE_TAIL_RE.sub("", _COURTESY_TAIL_RE.sub("", _FOR_YOUR_USE_RE.sub("", text)))
 
 
 def capitalise(text: str) -> str:
