@@ -10,12 +10,15 @@ asked to be remembered does.
 
 In detail, for "remember (that) / note that / keep in mind that / don't forget (that) X; X,
 remember that; X. Remember that.":
-X is read by the clause rules first; else "our S" or "the T S" (a modifier T), then is,
+X is read by the clause rules first; else "our S", "the T S" (a modifier T) or an environment
+named bare ("staging", "prod", "preprod", "UAT", "sandbox"), then is,
 runs, uses, has, rotates, ... P, with S holding db, database, server(s), service, ci, team, ...
 and P naming no day, nothing that happened and no passing state (down, broken, slow, ...), is a
 fact: entities/systems/{S}, "P" (words after S go into the fact: "Password rotates monthly");
 "we moved S to Y": "Moved to Y" in place of where S ran; "we switched from X to Y" as above, for
-the team's lines; an instruction ("don't use tabs", "please use pytest", "ask me before adding
+the team's lines; "we always squash-merge PRs here" the team's habit without its "here" (where the
+team works, not a thing shown); a rule said as a fact ("every PR needs two approvals") a team
+convention (:func:`ov.sessions.memory.instructions.team_rule`); an instruction ("don't use tabs", "please use pytest", "ask me before adding
 any dependency") or a wish ("I'd rather X", "I'd prefer that you X") is a preference in the user's
 words (:mod:`ov.sessions.memory.instructions`); a thing named on its own at an address ("Redis is
 at cache-01:6379") a system's fact; "Bob owns / leads / reviews
