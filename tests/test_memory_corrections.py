@@ -1694,20 +1694,27 @@ CASES = [
     pytest.param(["I use zsh", "My shell is nushell, not zsh", "My editor is Kakoune not Vim", "My favorite language is Go, not only for its speed"],
                  {"profile.md": "- Shell: nushell\n- Editor: Kakoune\n- Favorite language: Go, not only for its speed"}, None,
                  id="the-value-said-against-another-is-no-part-of-it"),
-    # (mem18) "I'm at X now": the employer in place of a stored one, or with a change of job said;
-    # alone, where the user is; never a venue
-    pytest.param(["I work for Initrode", "I'm at Vandelay Industries now"], {"profile.md": "- Works at Vandelay Industries"}, None,
+    # (mem18, review rev18b) "I'm at X now": the employer, in place of a stored one, with a change of
+    # job said or as a correction; alone, where the user is (a conference, a friend's, a shop as often
+    # as a new job: a stored employer is never replaced by one); never a venue
+    pytest.param(["I work for Initrode", "Correction: I'm at Vandelay Industries now"], {"profile.md": "- Works at Vandelay Industries"}, None,
                  id="im-at-x-now-replaces-the-employer"),
     pytest.param(["I'm an SRE at Globex", "correction: I'm at Hooli now, new job since May"], {"profile.md": "- Works at Hooli"}, None,
                  id="im-at-x-now-replaces-a-role-at-the-employer"),
     pytest.param(["I'm at Umbrella now, switched jobs last month", "I'm at Soylent now"],
-                 {"profile.md": "- Works at Soylent"}, None, id="im-at-x-now-with-a-job-change-is-the-employer"),
+                 {"profile.md": "- Works at Umbrella\n- Is at Soylent"}, None, id="im-at-x-now-with-a-job-change-is-the-employer"),
+    pytest.param(["I work at Google", "I'm at PyCon now", "I'm at Dana's now", "I'm at KubeCon now"],
+                 {"profile.md": "- Works at Google\n- Is at KubeCon"}, None,  # where the user is: the last one said
+                 id="im-at-an-event-or-a-friends-now-keeps-the-employer"),
     pytest.param(["I'm at Pied Piper now"], {"profile.md": "- Is at Pied Piper"}, None, id="im-at-x-now-alone-is-where-the-user-is"),
     pytest.param(["I work at Acme", "I'm at Gatwick Airport now"], {"profile.md": "- Works at Acme\n- Is at Gatwick Airport"}, None,
                  id="im-at-a-venue-now-is-no-employer"),
     # (mem18) "not anymore" answering where the user lives: a move, to a place or away
     pytest.param(["I live in Oslo", "not anymore, we moved to Bergen"], {"profile.md": "- Lives in Bergen"}, None,
                  id="not-anymore-we-moved-to-x"),
+    # (review rev18b) ... as "we moved to X" is: a team's move to a tool is no home
+    pytest.param(["I live in Oslo", "not anymore, we moved to Kubernetes"], {"profile.md": "- Lives in Oslo\n- Team moved to Kubernetes"}, None,
+                 id="not-anymore-we-moved-to-a-tool"),
     pytest.param(["I'm based in Kraków", "nope, not anymore - we relocated last spring"], {"profile.md": "- Moved away"}, None,
                  id="not-anymore-we-relocated-ends-the-home"),
     pytest.param(["I'm in Nairobi, so EAT for meetings", "I moved to Kigali"], {"profile.md": "- Lives in Kigali"}, None,

@@ -10,10 +10,10 @@ stored "Works at" line. A new employer is said in other ways as well:
   cities and apps too ("I left Berlin, I'm at Heathrow now", "I quit Twitter and joined
   Bluesky"), so the statement only amends the stored "Works at Shopify" line
   (:func:`employer_change`), and stores nothing otherwise;
-- "I'm at Globex now" on its own is an employer only in place of a stored one ("Works at Shopify"),
-  or said with a change of job ("..., changed jobs in the spring"): it is as often where the user
-  sits ("I'm at Starbucks now", "I'm at Heathrow now"; a venue's word is never one). "I work at
-  Globex now" is;
+- "I'm at Globex now" is an employer only said with a change of job ("..., changed jobs in the
+  spring") or as a correction ("Correction: I'm at Globex now"), in place of a stored one: on its own
+  it is as often where the user is ("I'm at Starbucks now", "I'm at PyCon now", "I'm at Dana's
+  now"; a venue's word is never one). "I work at Globex now" is;
 - "I joined Datadog" alone is "Works at Datadog" when asked to remember it; in a session, one
   joins clubs and channels as well ("I joined Toastmasters"), so it is read only as above
   (:func:`joined_employer`).
@@ -57,9 +57,9 @@ _LEFT_RE = re.compile(
     rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?(?:\s*,\s*(?:same|a\s+similar|doing)\b.*)?$",
     re.IGNORECASE,
 )
-# "I'm at Stripe now" (after a correction's marker too): where the user is now, said as news. It is the
-# employer in place of a stored one ("Works at Shopify"), or said with a change of job after it
-# (", changed jobs in the spring"); not a place one sits in ("at Heathrow Airport now").
+# "I'm at Stripe now": where the user is now, said as news. It is the employer (in place of a stored
+# one) after a correction's marker or with a change of job after it (", changed jobs in the spring");
+# never a place one sits in ("at Heathrow Airport now").
 _AT_NOW_RE = re.compile(
     rf"^I(?:'m|\s+am)\s+(?:now\s+)?(?:at|with)\s+(?P<x>{_NAME})\s+now\b(?P<tail>(?:\s*[,;:.!\u2013\u2014-].*)?)$", re.IGNORECASE
 )
@@ -102,11 +102,18 @@ def employer_change(sentence: str, restore, *, asked: bool = False) -> Statement
     its place; when none is stored, nothing, or asked to remember it, "Left Shopify". A stored name
     is the one left with or without a corporate suffix ("Acme Corp" is the "Acme" worked at). A
     correction's marker before it ("Correction: I left ...") says no more than the change does."""
-    sentence = _unmarked(sentence)
+    unmarked = _unmarked(sentence)
+    corrected, sentence = unmarked != sentence, unmarked
     if match := _LEFT_RE.match(sentence):
         old, new = restore(match.group("old")), restore(match.group("x"))
         return Statement("profile", "Works at ", new, ("profile", "works at"), {}, probes=_worked_at(old), only_amends=True)
-    if (match := _AT_NOW_RE.match(sentence)) and not _VENUE_RE.search(match.group("x")):
+    if (
+        (match := _AT_NOW_RE.match(sentence))
+        and not _VENUE_RE.search(match.group("x"))
+        # One is at a conference, a shop, a friend's or a university "now" as often as at a new
+        # employer: only a change of job said with it, or a correction's marker, makes it the employer.
+        and (corrected or _JOB_CHANGE_RE.search(match.group("tail")))
+    ):
         new = restore(match.group("x"))
         probes = ("Works at *", "Works for *", *ROLE_AT_PROBES)
         return Statement(

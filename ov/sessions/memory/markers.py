@@ -105,7 +105,7 @@ def unmark(clause: str) -> tuple[str, bool]:
 # "Not anymore - we relocated", "no, not anymore, we moved to Berlin": an answer that takes back where
 # the user lives (a move is the only thing it says), the household's "we" the user's.
 _NOT_ANYMORE_MOVED_RE = re.compile(
-    r"^(?:(?:no|nope|nah)\s*[,.!]?\s+)?not\s+any\s?more\s*(?:[,;:.!\u2013\u2014]|\s-)+\s*(?:I|we)(?:'ve|\s+have)?\s+"
+    r"^(?:(?:no|nope|nah)\s*[,.!]?\s+)?not\s+any\s?more\s*(?:[,;:.!\u2013\u2014]|\s-)+\s*(?P<who>I|we)(?:'ve|\s+have)?\s+"
     r"(?:just\s+|recently\s+|actually\s+)?(?:moved|relocated)(?:\s+(?P<to>to\s+\S.*)|(?P<when>" + WHEN_TAIL + r")|\s+away\b.*)?[.!]*$",
     re.IGNORECASE,
 )
@@ -113,9 +113,11 @@ _NOT_ANYMORE_MOVED_RE = re.compile(
 
 def restated_change(sentence: str) -> str:
     """"Not on Windows anymore - I switched to Fedora" as "I switched from Windows to Fedora", so
-    that the stored lines naming Windows name Fedora; "not anymore, we moved to Berlin" as "I moved
-    to Berlin" and "not anymore - we relocated" as "I moved away"; any other sentence as it is."""
+    that the stored lines naming Windows name Fedora; "not anymore, we moved to Berlin" as "we moved
+    to Berlin" and "not anymore - we relocated" as "I moved away"; any other sentence as it is. The
+    "we" stays: "we moved to X" is the user's home only in place of a stored one, and a team's move
+    otherwise ("not anymore, we moved to Kubernetes" is no home)."""
     if m := _NOT_ANYMORE_MOVED_RE.match(sentence):
-        return f"I moved {m.group('to')}" if m.group("to") else "I moved away"
+        return f"{m.group('who')} moved {m.group('to')}" if m.group("to") else "I moved away"
     m = _NOT_THEN_SWITCHED_RE.match(sentence)
     return f"I switched from {m.group('a') or m.group('b')} to {m.group('new')}" if m else sentence
