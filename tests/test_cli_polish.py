@@ -1308,6 +1308,7 @@ def test_ov_starts_again_in_utf8_mode_only_where_the_locale_is_not_utf8(hermetic
         "import atexit, os, sys\n"
         "sys.argv = ['ov', '--version']\n"
         "atexit.register(lambda: print(os.environ.get('PYTHONUTF8'), sys.flags.utf8_mode, file=sys.stderr))\n"
+        "atexit.register(lambda: print(os.environ.get('OV_UTF8_RESTARTED'), file=sys.stderr))\n"
         "from ov.cli.entry import entry\n"
         "entry()\n"
     )
@@ -1316,7 +1317,10 @@ def test_ov_starts_again_in_utf8_mode_only_where_the_locale_is_not_utf8(hermetic
         full = {k: v for k, v in os.environ.items() if k not in ("PYTHONUTF8", "LC_ALL", "LC_CTYPE", "LANG", "OV_UTF8_RESTARTED")}
         proc = subprocess.run([sys.executable, *options, "-c", probe], capture_output=True, text=True, env=dict(full, **env), timeout=60, check=False)
         assert proc.returncode == 0, proc.stderr
-        return proc.stderr.strip().splitlines()[-1]
+        # atexit runs the last registered first: the marker's line, then the flags' line.
+        *_, marker, flags_line = proc.stderr.strip().splitlines()
+        assert marker == "None", "the re-exec's marker leaks to the children ov starts"
+        return flags_line
 
     assert flags(LC_ALL="C.UTF-8") == "None 0"
     assert flags(LC_ALL="C") == "None 1"  # Python's own UTF-8 mode: nothing to do

@@ -65,6 +65,9 @@ def _utf8_mode() -> None:
     UTF-8 locale's encoding is UTF-8: there, and on Windows (its file system encoding is UTF-8),
     this is two attribute reads. PYTHONUTF8=1 goes in the environment, so the background jobs
     and the MCP server ov starts run in UTF-8 mode too."""
+    # The marker only stops a second start; children that are not ov (a host's app-server, the
+    # MCP probe) need not see it. PYTHONUTF8 stays, for the jobs ov starts.
+    restarted = os.environ.pop(_RESTARTED, None)
     if sys.flags.utf8_mode or os.name == "nt":
         return
     import codecs
@@ -72,7 +75,7 @@ def _utf8_mode() -> None:
     if codecs.lookup(sys.getfilesystemencoding()).name == "utf-8":
         return
     argv = getattr(sys, "orig_argv", None)
-    if not argv or not sys.executable or os.environ.get(_RESTARTED):
+    if not argv or not sys.executable or restarted:
         # Embedded: nothing to start again; or started again and still not in UTF-8 mode (an
         # interpreter told `-X utf8=0` after ours): names stay the locale's rather than a loop.
         return
