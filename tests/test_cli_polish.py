@@ -569,6 +569,7 @@ def test_file_writes_ahead_share_a_few_threads_and_never_wait_for_one_that_canno
     futures = writers.submit_all(Path.write_bytes, [(tmp_path / f"inline-{i}", b"z") for i in range(10)])
     assert all(f.done() for f in futures) and (tmp_path / "inline-9").read_bytes() == b"z"  # written here instead
     monkeypatch.setattr(writers, "_started", 0)
+    monkeypatch.setattr(writers, "_never", False)  # remembered for the process: put back after
     monkeypatch.setattr(writers._thread, "start_new_thread", lambda fn, args: 1)  # started, never runs
     monkeypatch.setattr(writers, "_STARTED_WITHIN", 0.05)
     futures = writers.submit_all(Path.write_bytes, [(tmp_path / f"late-{i}", b"w") for i in range(10)])

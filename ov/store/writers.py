@@ -10,9 +10,9 @@ with no wait on them; a batch runs inline when it is small, or when no thread co
 from __future__ import annotations
 
 import _thread
+import os
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -22,10 +22,26 @@ INLINE_UP_TO = 2  # a thread's hand-off costs more than writing a file or two
 _STARTED_WITHIN = 1.0  # seconds a new thread has to say it runs; one that does not may never
 
 _jobs: queue.SimpleQueue = queue.SimpleQueue()
-_lock = threading.Lock()
-_count = threading.Lock()
+_starting = threading.Lock()  # one caller at a time starts the missing threads
+_counted = threading.Condition()  # guards _running and _started; told when a thread runs
 _running = 0  # threads that said they run
 _started = 0  # threads asked for, whether or not they run
+_never = False  # threads were started and none ran: this process writes inline from then on
+
+
+def _after_fork() -> None:
+    """A forked child has none of the threads, only their counts (and locks perhaps held at the
+    fork): its batches queued to nobody and waited for ever, under the write lock. It starts its own."""
+    global _jobs, _starting, _counted, _running, _started, _never
+    _jobs = queue.SimpleQueue()
+    _starting = threading.Lock()
+    _counted = threading.Condition()
+    _running = _started = 0
+    _never = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def submit_all(fn: Callable, jobs: Iterable[tuple], inline_up_to: int = INLINE_UP_TO) -> list[Future]:
@@ -33,14 +49,29 @@ def submit_all(fn: Callable, jobs: Iterable[tuple], inline_up_to: int = INLINE_U
     jobs = list(jobs)
     if len(jobs) <= inline_up_to or not _workers():
         return [_done(fn, job) for job in jobs]
-    futures = []
-    for job in jobs:
-        future: Future = Future()
-        _jobs.put((future, fn, job))
-        futures.append(future)
+    futures: list[Future] = []
+    try:
+        for job in jobs:
+            future: Future = Future()
+            futures.append(future)
+            _jobs.put((future, fn, job))
+    except BaseException:
+        # A Ctrl-C in this loop: the caller never gets these futures, and its rollback would
+        # race the writes still queued (files of a commit that never happened left behind).
+        # The ones not begun never run; the ones running are waited for.
+        _abandon(futures)
+        raise
     if _running == 0:  # the threads died since (of MemoryError): nothing is left waiting for ever
         _drain(None)
     return futures
+
+
+def _abandon(futures: list[Future]) -> None:
+    for future in futures:
+        future.cancel()
+    for future in futures:
+        if not future.cancelled():
+            future.exception()
 
 
 @contextmanager
@@ -50,7 +81,8 @@ def settled(futures: list[Future]) -> Iterator[None]:
         yield
     finally:
         for future in futures:
-            future.exception()
+            if not future.cancelled():
+                future.exception()
 
 
 def _done(fn: Callable, job: tuple) -> Future:
@@ -72,34 +104,43 @@ def _run(future: Future, fn: Callable, job: tuple) -> None:
 
 def _workers() -> bool:
     """Whether a shared thread runs, starting the missing ones (never waiting for ever)."""
-    global _started
-    with _lock:
-        while _started < WORKERS:
+    global _started, _never
+    if _never:
+        return False
+    with _starting:
+        with _counted:
+            missing = WORKERS - _started
+        for _ in range(missing):
             try:
                 _thread.start_new_thread(_work, ())
             except (RuntimeError, MemoryError):  # "can't start new thread": out of memory or threads
                 break
-            _started += 1
-        deadline = time.monotonic() + _STARTED_WITHIN
-        while _started and _running == 0 and time.monotonic() < deadline:
-            time.sleep(0.001)
-        return _running > 0
+            with _counted:
+                _started += 1
+        with _counted:
+            if _running == 0 and _started:
+                # A thread whose start-up died (of MemoryError) never says it runs, and stays
+                # counted: waiting for it on every batch would cost this wait every time.
+                _never = not _counted.wait_for(lambda: _running > 0, _STARTED_WITHIN)
+            return _running > 0
 
 
 def _work() -> None:
     global _running, _started
     try:
-        with _count:
+        with _counted:
             _running += 1
+            _counted.notify_all()
         try:
             while True:
                 future, fn, job = _jobs.get()
                 _run(future, fn, job)
         finally:
-            with _count:
+            with _counted:
                 _running -= 1
                 _started -= 1
-            if _running == 0:
+                last = _running == 0
+            if last:
                 _drain(MemoryError())
     except BaseException:  # noqa: BLE001, S110 - out of memory in a thread: its futures say so, stderr need not
         pass
