@@ -97,3 +97,42 @@ def test_threads_that_never_run_are_not_waited_for_again(tmp_path, monkeypatch):
     again = time.monotonic() - again
     assert waited >= 0.3 and again < 0.2 and (tmp_path / "b9").read_bytes() == b"b"
 
+
+def test_threads_writing_packs_through_one_store_do_not_undo_each_other(tmp_path):
+    """(found by an audit) _add_objects swapped add_pack on the shared object store per call: a
+    second thread took the first one's swap for the real method, the first one's undo removed
+    the second one's, and a stored pack was then reported as AttributeError."""
+    from dulwich.object_store import DiskObjectStore
+    from dulwich.objects import Blob
+    from dulwich.repo import Repo
+
+    from ov.store.gitstore import _add_objects
+
+    path = Repo.init(str(tmp_path)).object_store.path
+    entered, go = threading.Event(), threading.Event()
+
+    class Held(DiskObjectStore):
+        def add_pack(self):
+            if threading.current_thread().name == "first":
+                entered.set()
+                go.wait(30)
+            return super().add_pack()
+
+    disk = Held(path)
+    blobs = {name: [Blob.from_string(f"{name} {i}\n".encode()) for i in range(5)] for name in ("first", "second")}
+    errors: list[BaseException] = []
+
+    def store(name: str) -> None:
+        try:
+            _add_objects(disk, blobs[name])
+        except BaseException as exc:  # noqa: BLE001 - the assertion below shows it
+            errors.append(exc)
+
+    first = threading.Thread(target=store, args=("first",), name="first")
+    first.start()
+    assert entered.wait(30)
+    store("second")  # the whole write of the second while the first is inside its own
+    go.set()
+    first.join(30)
+    assert errors == []
+    assert all(blob.id in disk for blob in blobs["first"] + blobs["second"])

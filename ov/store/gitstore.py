@@ -32,6 +32,7 @@ import errno
 import json
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -1513,16 +1514,10 @@ def _add_objects(disk, objects: list):
     (holding whatever room was left) until an ``ov status``. Only this call's file is removed,
     known by its inode: another ov may be writing a pack of its own beside it, without the lock.
     """
+    _note_packs(disk)
     made: list[tuple[int, int]] = []
-    add_pack = disk.add_pack
-
-    def noted():
-        f, commit, abort = add_pack()
-        st = os.fstat(f.fileno())
-        made.append((st.st_dev, st.st_ino))
-        return f, commit, abort
-
-    disk.add_pack = noted
+    outer = getattr(_packs_made, "made", None)
+    _packs_made.made = made
     try:
         return disk.add_objects([(obj, None) for obj in objects])
     except BaseException:
@@ -1536,7 +1531,34 @@ def _add_objects(disk, objects: list):
                     continue
         raise
     finally:
-        del disk.add_pack
+        _packs_made.made = outer
+
+
+# The packs each thread's _add_objects opened. The object store is shared by every thread using
+# one Store: swapping its add_pack per call let two threads undo each other's swap (a pack
+# written, then AttributeError) and see each other's packs. The wrapper goes on once, for good.
+_packs_made = threading.local()
+_noting = threading.Lock()
+
+
+def _note_packs(disk) -> None:
+    if getattr(disk.add_pack, "_ov_notes_packs", False):
+        return
+    with _noting:
+        add_pack = disk.add_pack
+        if getattr(add_pack, "_ov_notes_packs", False):
+            return
+
+        def noted():
+            f, commit, abort = add_pack()
+            made = getattr(_packs_made, "made", None)
+            if made is not None:
+                st = os.fstat(f.fileno())
+                made.append((st.st_dev, st.st_ino))
+            return f, commit, abort
+
+        noted._ov_notes_packs = True  # type: ignore[attr-defined]
+        disk.add_pack = noted
 
 
 def _remove_if_present(path: Path) -> bool:
