@@ -118,7 +118,7 @@ def _workers() -> bool:
             with _counted:
                 _started += 1
         with _counted:
-            if _running == 0 and _started:
+            if _running == 0 and _started and not _never:  # another caller waited already
                 # A thread whose start-up died (of MemoryError) never says it runs, and stays
                 # counted: waiting for it on every batch would cost this wait every time.
                 _never = not _counted.wait_for(lambda: _running > 0, _STARTED_WITHIN)
