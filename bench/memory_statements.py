@@ -20,10 +20,11 @@ showed, a second one (:data:`FRESH2`) was written and run once in its turn, and 
 different author, who had read neither the rules nor the cases, a sixth (:data:`FRESH6`) by
 another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way; an eighth (:data:`FRESH8`) was written
 blind before the round after the seventh, held back for it, and read for the round after that; a
-ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back. Each comment says when its part was read
+ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
+tenth (:data:`FRESH10`) was written the same way by another helper, and is held back too. Each comment says when its part was read
 untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -781,6 +782,82 @@ FRESH9: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# A tenth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh9's, for the format): a data scientist, a mobile dev, a
+# DevOps engineer, a student and a manager. Held back: no rule may be fixed on one of its cases by name.
+FRESH10: list[tuple[str, list[str], dict]] = [
+    # ---------------- identity and role (4) ----------------
+    ("f10-ds-identity", ["I'm Priya, a data scientist on the fraud detection team"],
+     {"has": [(P, "Priya")], "no_event": True}),
+    ("f10-mobile-employer", ["I work as an iOS developer at Monzo"],
+     {"has": [(P, "Monzo"), (P, "iOS")], "no_event": True}),
+    ("f10-student-lowercase", ["i'm a second year computer science student at TU Delft"],
+     {"has": [(P, "TU Delft")], "no_event": True}),
+    ("f10-manager-role", ["I'm the engineering manager of the platform team, so I mostly review and rarely write code"],
+     {"has": [(P, "engineering manager")], "no_event": True}),
+    # ---------------- tools and versions (2) ----------------
+    ("f10-python-version", ["This project is pinned to Python 3.11, so don't suggest 3.12-only syntax"],
+     {"has": [(ANY, "3.11")], "no_event": True}),
+    ("f10-k8s-version", ["Our clusters run Kubernetes 1.29 on EKS"],
+     {"has": [(ANY, "1.29")], "no_event": True}),
+    # ---------------- team conventions (2) ----------------
+    ("f10-conventional-commits", ["Commit messages follow Conventional Commits in this repo"],
+     {"has": [(ANY, "Conventional Commits")], "no_event": True}),
+    ("f10-squash-lowercase", ["we always squash merge PRs"],
+     {"has": [(ANY, "squash")], "no_event": True}),
+    # ---------------- project facts (4) ----------------
+    ("f10-staging-url", ["The staging API lives at https://staging-api.acme.io"],
+     {"has": [(ANY, "staging-api.acme.io")], "no_event": True}),
+    ("f10-port", ["The auth service listens on port 8443"],
+     {"has": [(ANY, "8443")], "no_event": True}),
+    ("f10-owner", ["Marco owns the billing service, ask him before touching it"],
+     {"has": [(ANY, "Marco"), (ANY, "billing")], "no_event": True}),
+    ("f10-deadline", ["The App Store submission deadline for v2.0 is March 14"],
+     {"has": [(ANY, "March 14")]}),
+    # ---------------- preferences (5) ----------------
+    ("f10-pref-short", ["Please keep your answers short, I don't need long explanations"],
+     {"has": [(PREF, "short")], "no_event": True}),
+    ("f10-pref-rather", ["I'd rather you use pandas than polars in examples"],
+     {"has": [(PREF, "pandas")], "no_event": True}),
+    ("f10-pref-never-nopunct", ["never force push to main"],
+     {"has": [(ANY, "force push")], "no_event": True}),
+    ("f10-pref-typo", ["i prefere type hints evrywhere"],
+     {"has": [(PREF, "type hints")], "no_event": True}),
+    ("f10-pref-emoji", ["No emojis in commit messages or code comments, thanks"],
+     {"has": [(PREF, "emoji")], "no_event": True}),
+    # ---------------- corrections over time (4) ----------------
+    ("f10-ditched-editor", ["My editor is VS Code", "I've ditched VS Code for Cursor"],
+     {"has": [(P, "Cursor")], "lacks": [(P, "Editor: VS Code"), (P, "Uses VS Code")], "no_event": True}),
+    ("f10-flutter-three-steps", ["We're on Flutter 3.19", "we moved to Flutter 3.22 last sprint", "correction: it's Flutter 3.24, not 3.22"],
+     {"has": [(ANY, "3.24")], "lacks": [(ANY, "Flutter 3.19"), (ANY, "Flutter 3.22")]}),
+    ("f10-not-anymore-city", ["I live in Toronto", "I don't live in Toronto anymore, I'm in Vancouver now"],
+     {"has": [(P, "Vancouver")], "lacks": [(P, "- Lives in Toronto")], "no_event": True}),
+    ("f10-promoted", ["I'm a junior backend developer", "I got promoted, I'm a senior backend developer now"],
+     {"has": [(P, "senior")], "lacks": [(P, "junior")]}),
+    # ---------------- dated events (2) ----------------
+    ("f10-event-date", ["On 3 November 2026 we rolled back the iOS release because of a crash on launch"],
+     {"has": [("events/*", "rolled back")]}),
+    ("f10-event-last-friday", ["Last Friday the migration to Postgres 16 finally finished"],
+     {"has": [("events/*", "Postgres 16")]}),
+    # ---------------- other languages (4) ----------------
+    ("f10-it-identity", ["Mi chiamo Giulia e sono una sviluppatrice Android"],
+     {"has": [(P, "Giulia")], "no_event": True}),
+    ("f10-nl-pref", ["Gebruik altijd Engelse namen voor variabelen"],
+     {"has": [(PREF, "Engelse")], "no_event": True}),
+    ("f10-ja-editor", ["私はエディタとしてVimを使っています"],
+     {"has": [(ANY, "Vim")], "no_event": True}),
+    ("f10-pl-employer", ["Pracuję w Allegro jako inżynier DevOps"],
+     {"has": [(P, "Allegro")], "no_event": True}),
+    # ---------------- nothing to keep (3) ----------------
+    ("f10-none-question", ["can you explain what a left join does?"],
+     {"nothing": True}),
+    ("f10-none-command", ["refactor this function to use a list comprehension"],
+     {"nothing": True}),
+    ("f10-none-chatter", ["hmm ok let me think about it"],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -801,8 +878,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH8
     if name == "fresh9":
         return FRESH9
+    if name == "fresh10":
+        return FRESH10
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -879,12 +958,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
