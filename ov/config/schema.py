@@ -191,6 +191,10 @@ class HooksConfig:
     questions asked of their own and of another conversation's store (docs/benchmarks.md,
     silence.py --embedder none: the hook searches full text only): 0.6 keeps 91% of the held-back
     evidence and lets 6.6% of the unrelated questions through, where no cut-off injects into 95%."""
+    prompt_repeat_after: Annotated[int, Positive(least=0)] = 20
+    """Prompts of a session during which an entry injected once (by its session start or a prompt)
+    is not injected again: the host still holds it. A compaction, ``clear`` or new session forgets
+    sooner where the host says so (docs/hosts.md); 0 injects every prompt's whole block."""
     max_chars: Annotated[int, Positive()] = 9000
     """Hard cap on the characters of one injected block, fence included (hosts cut context at
     10,000): a budget the block is built within, of whole entries."""

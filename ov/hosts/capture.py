@@ -250,20 +250,22 @@ def prune_states(store, *, idle: float, keep: str | None = None) -> int:
     except OSError:
         return 0  # a session live for a mark this cannot read would lose its state
     now, removed = time.time(), 0
-    try:
-        with os.scandir(hooks / "capture") as entries:
-            for entry in entries:
-                session = entry.name.removesuffix(".json")
-                if session == entry.name or entry.name.startswith(TEMP_MARKER) or session in live or session == keep:
-                    continue
-                try:
-                    if untouched_for(entry.stat().st_mtime, now) >= idle:
-                        os.unlink(entry.path)
-                        removed += 1
-                except OSError:
-                    continue
-    except OSError:
-        pass
+    # given/: what the session's hooks injected (ov.hosts.given), kept and removed as its capture state.
+    for folder in ("capture", "given"):
+        try:
+            with os.scandir(hooks / folder) as entries:
+                for entry in entries:
+                    session = entry.name.removesuffix(".json")
+                    if session == entry.name or entry.name.startswith(TEMP_MARKER) or session in live or session == keep:
+                        continue
+                    try:
+                        if untouched_for(entry.stat().st_mtime, now) >= idle:
+                            os.unlink(entry.path)
+                            removed += folder == "capture"
+                    except OSError:
+                        continue
+        except OSError:
+            pass
     return removed
 
 

@@ -72,6 +72,9 @@ class Block:
     # Memory files left out for not being UTF-8 text: shown they would be mojibake (U+FFFD).
     not_text: list[str] = field(default_factory=list)
     relevance: float | None = None  # a prompt's: the best relevance its own words found (hooks.prompt_min_score's scale)
+    # The entries sent, as :func:`ov.hosts.given.key` names them: the session's prompts leave them out.
+    keys: list[str] = field(default_factory=list)
+    given_before: int = 0  # a prompt's entries left out: the session was given them already
 
 
 def fence(kind: str, body: str, *, preamble: bool = True, session: str | None = None) -> str:
@@ -154,10 +157,13 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
 
     not_text: list[str] = []
     profile = _profile(store, left)
+    keys: list[str] = []
     if profile is _NOT_TEXT:
         not_text.append(str(VikingURI((*memories.parts, "profile.md"))))
     elif profile is not None and not take(profile.attrs, profile.element):
         omitted += 1
+    elif profile is not None and profile.whole:
+        keys.append(profile.key)
 
     if archive_of:
         overview = _last_archive_overview(store, archive_of)
@@ -185,13 +191,23 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     if not elements:
         why = "nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED
         return Block(None, omitted=omitted, why=why, not_text=not_text)
-    return Block(fence("session-start", "\n".join(elements), **attrs), uris, omitted, not_text=not_text)
+    return Block(fence("session-start", "\n".join(elements), **attrs), uris, omitted, not_text=not_text, keys=keys)
+
+
+def _profile_key(store) -> str | None:
+    """The profile as given whole (:func:`ov.hosts.given.key`), as its file is now."""
+    from ov.hosts.given import key
+
+    uri = VikingURI(("user", store.identity.user, "memories", "profile.md"))
+    text = _read(store.path(uri), strict=True)
+    return key(str(uri), text, whole=True) if isinstance(text, str) else None
 
 
 class _Profile(NamedTuple):
     attrs: list[tuple[str, str]]
     element: str
     whole: bool  # every line of it is in ``element``
+    key: str = ""  # as given whole (:func:`ov.hosts.given.key`)
 
 
 def _profile(store, budget: int) -> _Profile | object | None:
@@ -212,7 +228,9 @@ def _profile(store, budget: int) -> _Profile | object | None:
     attrs = [("uri", str(uri)), ("type", "profile")]
     whole = render_element(attrs, content)
     if estimate_tokens(whole) + 1 <= budget:
-        return _Profile(attrs, whole, True)
+        from ov.hosts.given import key
+
+        return _Profile(attrs, whole, True, key(str(uri), text, whole=True))
     return _Profile(attrs, _profile_lines(uri, content, budget // 2), False)
 
 
@@ -496,14 +514,24 @@ def _read(path: Path, *, strict: bool = False) -> str | object | None:
 
 
 def prompt(
-    store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0, indices=None, cwd: str | None = None
+    store,
+    text: str,
+    *,
+    session_id: str | None,
+    budget: int,
+    max_chars: int,
+    min_score: float = 0.0,
+    indices=None,
+    cwd: str | None = None,
+    given=None,
 ) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
     below ``min_score`` (noise costs the agent tokens and misleads it). ``indices``: the store's
     :class:`~ov.index.sync.Indices`, one that never builds the index (then, with none to search,
     nothing is searched). ``cwd``, the folder the agent works in, says which resources are its
     project's (:mod:`ov.ingest.origins`): theirs answer a file the prompt names, and another
-    project's entries are marked."""
+    project's entries are marked. ``given``: the session's :class:`~ov.hosts.given.Given`, whose
+    entries are left out (the host holds them); a block of only those is none."""
     from ov.errors import IndexNotBuilt, RecordDamaged, StoreLocked
     from ov.hosts.topic import about, about_user, has_topic
     from ov.ingest.origin import projects
@@ -533,6 +561,12 @@ def prompt(
     # A question about the user ("who am I?", "what do you know about me?") is answered by the
     # profile, whatever its words match: they are chatter, or words the profile need not hold.
     profile = _profile(store, budget // 2) if about_user(text) else None
+    # The profile the session start gave whole, unchanged since: the host holds it.
+    profile_given = given is not None and (whole := _profile_key(store)) is not None and given.held(whole)
+    if profile_given and isinstance(profile, tuple) and not has_topic(focus):
+        return Block(None, why="1 entry given earlier in this session", given_before=1)
+    if profile_given:
+        profile = None
     if not isinstance(profile, tuple) or estimate_tokens(profile[1]) + 1 + HEADER_COST > budget:
         profile = None
     elif not has_topic(focus):
@@ -543,7 +577,7 @@ def prompt(
     # resumed session's start block has its last overview (it came twice in one request).
     left_out = (session_uri(store, session_id).path,) if session_id is not None else ()
     left_out += _other_projects(store, asking)
-    if profile is not None and profile.whole:
+    if profile_given or (profile is not None and profile.whole):
         # Shown whole above the results: a hit of it repeated its lines (the same file twice in one
         # block). Cut to its key and newest lines, a hit may show a line it left out.
         left_out += (VikingURI(("user", store.identity.user, "memories", "profile.md")).path,)
@@ -568,10 +602,16 @@ def prompt(
     block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
     behind = result.index.get("behind") or ""
     built = any(action.startswith("rebuilt") for action in result.index.get("actions", ()))
+    had = len(block.entries) if block is not None else 0
+    block = _new(block, given)
     if profile is not None:
         found = _with_profile(profile, block if block is not None and block.entries else None)
         found.stale, found.behind, found.relevance, found.built = stale, behind, relevance, built
+        found.given_before = had - (len(block.entries) if block is not None else 0)
         return found
+    if had and not block.entries:
+        why = f"{_entries(had)} given earlier in this session"
+        return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built, given_before=had)
     if block is None or not block.entries:
         if min_score and 0 < relevance < min_score:
             why = "below hooks.prompt_min_score"
@@ -580,7 +620,39 @@ def prompt(
         else:
             why = "nothing in the store matches the prompt"
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built)
-    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance, built=built)
+    keys = [_entry_key(e) for e in block.entries]
+    found = Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance, built=built)
+    found.keys, found.given_before = keys, had - len(block.entries)
+    return found
+
+
+def _entries(count: int) -> str:
+    return f"{count} {'entry' if count == 1 else 'entries'}"
+
+
+def _entry_key(entry) -> str:
+    from ov.hosts.given import key
+
+    return key(entry.uri, entry.text)
+
+
+def _new(block, given):
+    """``block`` without the entries ``given`` holds, its text rendered again from the rest. No
+    line names the ones left out: the host holds their elements, URIs included, in its context
+    (a compaction, which loses them, forgets them here too), and such a line cost tokens on every
+    prompt of a session on one topic to say what the context already shows."""
+    from dataclasses import replace
+
+    from ov.retrieval.context import HEADER, SEPARATOR
+
+    if given is None or block is None or not block.entries or len(block.elements) != len(block.entries):
+        return block
+    kept = [(entry, element) for entry, element in zip(block.entries, block.elements) if not given.held(_entry_key(entry))]
+    if len(kept) == len(block.entries):
+        return block
+    elements = [element for _, element in kept]
+    rendered = SEPARATOR.join([HEADER, *elements]) if kept else ""
+    return replace(block, entries=[entry for entry, _ in kept], rendered=rendered, elements=elements)
 
 
 def _other_projects(store, session_id: str | None) -> tuple[str, ...]:
@@ -629,4 +701,7 @@ def _with_profile(profile: _Profile, block) -> Block:
     entries = block.rendered.split(SEPARATOR, 1)[1] if block is not None else ""
     body = SEPARATOR.join([HEADER, element, *([entries] if entries else [])])
     uris = [dict(attrs)["uri"], *(e.uri for e in block.entries)] if block is not None else [dict(attrs)["uri"]]
-    return Block(fence("prompt", body, preamble=False), uris)
+    keys = [_entry_key(e) for e in block.entries] if block is not None else []
+    if profile.whole:
+        keys.insert(0, profile.key)
+    return Block(fence("prompt", body, preamble=False), uris, keys=keys)

@@ -237,7 +237,23 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
         store, peer=store.identity.peer, archive_of=archive_of, budget=hooks.session_start_budget, max_chars=hooks.max_chars, session_id=session
     )
     _record_block(record, block)
+    _remember_start(store, session, hook.source, block.keys)
     return block.text
+
+
+def _remember_start(store, session: str, source: str | None, keys: list[str]) -> None:
+    """What the session start gave, for the prompts to leave out. A resume keeps what the earlier
+    prompts gave (the host shows the conversation again, its blocks included); a new session, a
+    ``clear`` and a compaction start over: the context lost it."""
+    from ov.hosts import given
+
+    repeat_after = store.config.hooks.prompt_repeat_after
+    if source != "resume":
+        given.forget(store, session)
+    if repeat_after and keys:
+        memory = given.Given.load(store, session, repeat_after)
+        memory.give(keys)
+        memory.save()
 
 
 def _not_started(store, session: str) -> None:
@@ -271,6 +287,11 @@ def _prompt(store, host, hook, session: str, record: dict) -> str | None:
     unready = indices.unready()
     if unready is not None:
         _build_index(store, session, record, doing=_doing(unready))
+    from ov.hosts.given import Given
+
+    memory = Given.load(store, session, hooks.prompt_repeat_after) if hooks.prompt_repeat_after else None
+    if memory is not None:
+        memory.prompt += 1
     block = recall.prompt(
         store,
         hook.prompt or "",
@@ -280,8 +301,12 @@ def _prompt(store, host, hook, session: str, record: dict) -> str | None:
         min_score=hooks.prompt_min_score,
         indices=indices,
         cwd=hook.cwd,
+        given=memory,
     )
     _record_block(record, block, hooks.prompt_min_score)
+    if memory is not None:
+        memory.give(block.keys if block.text else [])
+        memory.save()
     if block.behind:
         record["searched"] = block.behind
     if block.built or block.unbuilt:
@@ -337,6 +362,12 @@ def _background(store, host, hook, event: str, session: str, record: dict, lift)
     from ov.hosts.capture import live_dir, mark_live
 
     committing = event in END_EVENTS
+    if event == "pre-compact" and host.name != "gemini":
+        # The host's context is about to lose what the hooks gave: give it again. (Gemini CLI's
+        # PreCompress fires on ordinary turns too: there the bound of prompts forgets.)
+        from ov.hosts import given
+
+        given.forget(store, session)
     has_transcript = host.reads_transcript and bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
     # Whether the input holds any message: nothing is cut (a cut is redacted first, milliseconds a
     # tool payload, which a long OpenCode session's hundreds of them would spend the deadline on).
@@ -377,6 +408,11 @@ def _record_block(record: dict, block, min_score: float | None = None) -> None:
     # cut-off had silenced a full one. The relevance reached is logged with the cut-off it met, so
     # hooks.prompt_min_score can be tuned from the log.
     record["outcome"] = "injected" if block.text else "nothing to inject" + (f": {block.why}" if block.why else "")
+    if block.given_before:
+        if not block.text:
+            record["outcome"] = f"nothing new to inject: {block.why}"
+        else:
+            record["given_before"] = block.given_before  # entries left out: the session has them
     if block.relevance is not None:
         record["relevance"] = round(block.relevance, 3)
         if min_score:

@@ -138,6 +138,8 @@ class ContextBlock:
     entries: list[Entry]
     rendered: str
     stats: dict = field(default_factory=dict)
+    # Each entry's element as rendered, in order: the prompt hook leaves out the ones it gave before.
+    elements: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"entries": [e.to_dict() for e in self.entries], "rendered": self.rendered, "stats": self.stats}
@@ -233,7 +235,7 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
         "dropped": len(hits) - len(entries) - len(folded),
         "tier_counts": counts,
     }
-    return ContextBlock(entries, rendered, stats)
+    return ContextBlock(entries, rendered, stats, [options[i][chosen[i]].element for i in sorted(chosen)])
 
 
 def _fit(hits: list[Hit], options: list[_Tiers], left: int) -> tuple[dict[int, int], dict[int, int]]:

@@ -1,0 +1,140 @@
+"""The prompt hook does not inject again what the session was already given (ov.hosts.given)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from ov.hosts import given
+from tests.test_hooks import _context, _hook, _log, _stdin
+
+DEPLOY = "# Deploy\n\nStaging deploys run from the release branch with make ship.\n"
+ROLLBACK = "# Rollback\n\nA bad release is undone with make undo when the smoke tests fail.\n"
+ASK = "how do staging deploys run?"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def deploy(ov):
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", DEPLOY).exit_code == 0
+
+
+def _ask(host: str, project: Path, prompt: str = ASK, session: str = "s-1") -> str:
+    return _context(host, _hook(host, "prompt-submit", _stdin(host, session=session, cwd=str(project), prompt=prompt)))
+
+
+def _state(ov_home: Path) -> list[Path]:
+    return sorted(ov_home.rglob("hooks/given/*.json"))
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "gemini", "cursor", "opencode"])
+def test_a_second_prompt_of_a_session_gets_nothing_it_was_given(host, deploy, project, ov_home):
+    assert "make ship" in _ask(host, project)
+    assert _ask(host, project, "and the staging deploys, how do they run again?") == ""
+    assert _log(ov_home)[-1]["outcome"] == "nothing new to inject: 1 entry given earlier in this session"
+    assert "make ship" in _ask(host, project, session="s-2")  # another session was given nothing
+
+
+def test_a_block_with_new_entries_carries_only_those(ov, deploy, project, ov_home):
+    assert ov("write", "viking://resources/ops/rollback.md", "--content", ROLLBACK).exit_code == 0
+    first = _ask("claude", project)
+    assert "make ship" in first and "make undo" not in first
+    text = _ask("claude", project, "how do staging deploys run, and how is a bad release undone?")
+    assert "make undo" in text and "make ship" not in text and text.count("<context ") == 1
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "injected" and record["given_before"] == 1 and record["uris"] == ["viking://resources/ops/rollback.md"]
+
+
+def test_an_entry_changed_since_it_was_given_is_given_again(ov, deploy, project, ov_home):
+    assert "make ship" in _ask("claude", project)
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", DEPLOY.replace("make ship", "make release")).exit_code == 0
+    deadline = time.monotonic() + 30
+    while "make release" not in _ask("claude", project, session="probe") and time.monotonic() < deadline:
+        time.sleep(0.1)  # the index job catches up with the write
+    assert "make release" in _ask("claude", project)
+
+
+@pytest.mark.parametrize(("host", "compaction"), [("claude", "pre-compact"), ("codex", "pre-compact"), ("cursor", "pre-compact"), ("opencode", "pre-compact")])
+def test_a_compaction_forgets_what_was_given(host, compaction, deploy, project, ov_home):
+    assert "make ship" in _ask(host, project)
+    _hook(host, compaction, _stdin(host, cwd=str(project)))
+    assert "make ship" in _ask(host, project)
+
+
+@pytest.mark.parametrize("source", ["compact", "clear", "startup"])
+def test_a_session_start_other_than_a_resume_forgets_what_was_given(source, deploy, project, ov_home):
+    assert "make ship" in _ask("claude", project)
+    _hook("claude", "session-start", _stdin("claude", cwd=str(project), source=source))
+    assert "make ship" in _ask("claude", project)
+
+
+def test_a_resume_keeps_what_was_given(deploy, project, ov_home):
+    assert "make ship" in _ask("claude", project)
+    _hook("claude", "session-start", _stdin("claude", cwd=str(project), source="resume"))
+    assert _ask("claude", project) == ""
+
+
+def test_gemini_s_pre_compress_forgets_nothing(deploy, project, ov_home):
+    # PreCompress fires on ordinary turns: it says nothing about the model's context.
+    assert "make ship" in _ask("gemini", project)
+    _hook("gemini", "pre-compact", _stdin("gemini", cwd=str(project)))
+    assert _ask("gemini", project) == ""
+
+
+def test_an_entry_is_given_again_after_the_bound_of_prompts(ov_home, deploy, project):
+    (ov_home / "config.yaml").write_text("hooks:\n  prompt_repeat_after: 2\n")
+    assert "make ship" in _ask("gemini", project)
+    assert _ask("gemini", project) == ""
+    assert "make ship" in _ask("gemini", project)
+
+
+def test_the_memory_can_be_turned_off(ov_home, deploy, project):
+    (ov_home / "config.yaml").write_text("hooks:\n  prompt_repeat_after: 0\n")
+    assert "make ship" in _ask("claude", project)
+    assert "make ship" in _ask("claude", project)
+    assert _state(ov_home) == []
+
+
+def test_the_profile_the_session_start_gave_is_not_given_again(ov, project, ov_home):
+    assert ov("remember", "My name is Priya").exit_code == 0
+    start = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project), source="startup")))
+    assert "Priya" in start
+    assert _ask("claude", project, "who am I?") == ""
+    assert _log(ov_home)[-1]["outcome"] == "nothing new to inject: 1 entry given earlier in this session"
+
+
+def test_a_damaged_memory_reads_as_none_and_is_written_anew(deploy, project, ov_home):
+    assert "make ship" in _ask("claude", project)
+    [state] = _state(ov_home)
+    state.write_text('{"prompt": 1, "entr')  # a write cut short by hand (ov's own are atomic)
+    assert "make ship" in _ask("claude", project)
+    assert json.loads(state.read_text())["prompt"] == 1
+
+
+def test_the_memory_is_bounded(tmp_path):
+    memory = given.Given(tmp_path / "s.json", repeat_after=1000)
+    for n in range(given.MAX_ENTRIES + 50):
+        memory.prompt = n
+        memory.give([given.key(f"viking://resources/{n}.md", "x")])
+    memory.save()
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert len(data["entries"]) == given.MAX_ENTRIES and "viking://resources/0.md" not in "".join(data["entries"])
+
+
+def test_the_memory_is_removed_with_the_session_s_other_hook_state(ov, deploy, project, ov_home):
+    (ov_home / "config.yaml").write_text("hooks:\n  orphan_after: 0\n")
+    assert "make ship" in _ask("claude", project)
+    assert _state(ov_home)
+    _hook("claude", "session-start", _stdin("claude", session="s-9", cwd=str(project), source="startup"))
+    assert _state(ov_home) == []
+
+
