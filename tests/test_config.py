@@ -67,6 +67,7 @@ DEFAULTS = {
         "session_start_budget": 1500,
         "prompt_budget": 1000,
         "prompt_min_score": 0.6,
+        "prompt_repeat_after": 20,
         "max_chars": 9000,
         "tool_output_chars": 2000,
         "workspace_peer": True,

@@ -2124,6 +2124,7 @@ def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov
     assert "make ship" in _context("claude", _hook("claude", "prompt-submit", related))
     # The cut-off is what keeps the poem request quiet: without it, the loose match is injected.
     assert ov("config", "set", "hooks.prompt_min_score", "0").exit_code == 0
+    unrelated = _stdin("claude", "s-2", cwd=str(project), prompt="write a short poem about the branch of an old tree in autumn")  # s-1 was given it
     assert "deploy.md" in _context("claude", _hook("claude", "prompt-submit", unrelated))
 
 
@@ -2235,6 +2236,7 @@ def test_a_prompt_gets_no_memory_of_another_workspace(ov, ov_home, tmp_path):
     assert not any(f"/peers/{workspace_peer(str(alpha))}/" in uri for uri in sent), sent
     # The user's own memories hold in every project; without a peer nothing says which project this is.
     assert ov("config", "set", "hooks.workspace_peer", "false").exit_code == 0
+    asked = _stdin("claude", "b2", cwd=str(beta), prompt="how does this repo deploy with the frobnicator?")  # b1 was given some
     everything = _elements(_context("claude", _hook("claude", "prompt-submit", asked)))
     assert {f"/peers/{workspace_peer(str(p))}/" for p in (alpha, beta)} <= {uri[uri.index("/peers/") : uri.index("/memories")] + "/" for uri in everything if "/peers/" in uri}, everything
 
@@ -2383,6 +2385,7 @@ def test_a_prompt_right_after_add_resource_finds_what_was_added(ov, project, ov_
     assert _index_job_done(ov_home)["outcome"] == "index built"
     meta = json.loads((ov_home / "state" / "default" / "index" / "meta.json").read_text())
     assert not meta["vectors_stale"] and meta["vectors"] >= meta["records"]
+    prompt = _stdin("claude", "s-2", cwd=str(project), prompt="when is the zebrafish tank cleaned?")  # s-1 was given it
     assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
     assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
 
@@ -2637,6 +2640,7 @@ def test_a_prompt_after_the_upgrade_to_schema_12_searches_the_schema_11_index_wh
     assert f"index schema 11, ov needs {SCHEMA_VERSION}" in record["searched"]
     assert _index_job_done(ov_home)["outcome"] == "index built"
     assert json.loads((root / "meta.json").read_text())["schema_version"] == SCHEMA_VERSION
+    prompt = _stdin("claude", "s-2", cwd=str(project), prompt="when is the zebrafish tank cleaned?")  # s-1 was given it
     assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
     assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
 

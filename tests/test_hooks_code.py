@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -113,7 +114,12 @@ def code(ov, tmp_path: Path) -> Path:
     return root
 
 
-def _block(prompt: str, cwd: Path, session: str = "s-1") -> str:
+_SESSIONS = itertools.count(1)
+
+
+def _block(prompt: str, cwd: Path, session: str | None = None) -> str:
+    """What one prompt gets: a session of its own by default, never given the file an earlier prompt of the test was."""
+    session = session or f"s-{next(_SESSIONS)}"
     return _context("claude", _hook("claude", "prompt-submit", _stdin("claude", session, cwd=str(cwd), prompt=prompt)))
 
 
