@@ -36,7 +36,7 @@ def _state(ov_home: Path) -> list[Path]:
     return sorted(ov_home.rglob("hooks/given/*.json"))
 
 
-@pytest.mark.parametrize("host", ["claude", "codex", "gemini", "cursor", "opencode"])
+@pytest.mark.parametrize("host", ["claude", "codex", "gemini", "cursor"])
 def test_a_second_prompt_of_a_session_gets_nothing_it_was_given(host, deploy, project, ov_home):
     assert "make ship" in _ask(host, project)
     assert _ask(host, project, "and the staging deploys, how do they run again?") == ""
@@ -63,7 +63,7 @@ def test_an_entry_changed_since_it_was_given_is_given_again(ov, deploy, project,
     assert "make release" in _ask("claude", project)
 
 
-@pytest.mark.parametrize(("host", "compaction"), [("claude", "pre-compact"), ("codex", "pre-compact"), ("cursor", "pre-compact"), ("opencode", "pre-compact")])
+@pytest.mark.parametrize(("host", "compaction"), [("claude", "pre-compact"), ("codex", "pre-compact"), ("cursor", "pre-compact")])
 def test_a_compaction_forgets_what_was_given(host, compaction, deploy, project, ov_home):
     assert "make ship" in _ask(host, project)
     _hook(host, compaction, _stdin(host, cwd=str(project)))
@@ -75,6 +75,20 @@ def test_a_session_start_other_than_a_resume_forgets_what_was_given(source, depl
     assert "make ship" in _ask("claude", project)
     _hook("claude", "session-start", _stdin("claude", cwd=str(project), source=source))
     assert "make ship" in _ask("claude", project)
+
+
+def test_opencode_is_given_a_prompt_s_entries_again_its_plugin_dropped_them_with_the_turn(deploy, project, ov_home):
+    assert "make ship" in _ask("opencode", project)
+    assert "make ship" in _ask("opencode", project)
+
+
+def test_opencode_s_compaction_forgets_what_its_session_start_gave(ov, project, ov_home):
+    assert ov("remember", "My name is Priya").exit_code == 0
+    start = _stdin("opencode", cwd=str(project), source="startup")
+    assert "Priya" in _context("opencode", _hook("opencode", "session-start", start))
+    assert _ask("opencode", project, "who am I?") == ""  # the start's block stays in its system prompt
+    _hook("opencode", "pre-compact", _stdin("opencode", cwd=str(project)))
+    assert "Priya" in _ask("opencode", project, "who am I?")
 
 
 def test_a_resume_keeps_what_was_given(deploy, project, ov_home):

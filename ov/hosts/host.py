@@ -80,6 +80,9 @@ class Host:
     label = ""
     prefix = ""  # ov session ids are f"{prefix}-{host session id}"
     reads_transcript = False  # True: turns come from the transcript file, else from the hook input
+    # The conversation keeps a prompt's injected block for the turns after (ov.hosts.given leaves
+    # its entries out of them); False: the block goes with its turn.
+    keeps_prompt_context = True
 
     # --- reading the hook input ---------------------------------------------------
 

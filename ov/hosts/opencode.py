@@ -47,6 +47,7 @@ PLUGIN_MARKER = "// ov-memory: installed by `ov install hooks`"
 class OpenCode(Host):
     name = "opencode"
     label = "OpenCode"
+    keeps_prompt_context = False  # the plugin drops a prompt's recall when its turn is over
     prefix = "oc"
 
     def answer(self, event: str, context: str | None) -> str:

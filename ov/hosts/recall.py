@@ -562,7 +562,8 @@ def prompt(
     # profile, whatever its words match: they are chatter, or words the profile need not hold.
     profile = _profile(store, budget // 2) if about_user(text) else None
     # The profile the session start gave whole, unchanged since: the host holds it.
-    profile_given = given is not None and (whole := _profile_key(store)) is not None and given.held(whole)
+    profile_uri = str(VikingURI(("user", store.identity.user, "memories", "profile.md")))
+    profile_given = given is not None and bool(given.whole(profile_uri)) and (whole := _profile_key(store)) is not None and given.held(whole)
     if profile_given and isinstance(profile, tuple) and not has_topic(focus):
         return Block(None, why="1 entry given earlier in this session", given_before=1)
     if profile_given:

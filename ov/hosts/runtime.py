@@ -305,7 +305,8 @@ def _prompt(store, host, hook, session: str, record: dict) -> str | None:
     )
     _record_block(record, block, hooks.prompt_min_score)
     if memory is not None:
-        memory.give(block.keys if block.text else [])
+        # OpenCode's plugin drops a prompt's block with its turn: only what its start gave stays.
+        memory.give(block.keys if block.text and host.keeps_prompt_context else [])
         memory.save()
     if block.behind:
         record["searched"] = block.behind
