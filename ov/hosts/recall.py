@@ -22,7 +22,9 @@ plan (an LLM call would make every prompt wait on a model), within ``hooks.promp
 trivial prompts ("ok", "thanks", a slash command) get nothing, and so does a prompt whose best
 result is less relevant than ``hooks.prompt_min_score``. A file or folder a remark mentions in
 passing is left out of what is searched (:func:`~ov.hosts.topic.about`), and so is what belongs
-to another workspace than the hook's peer: its memories and its conversations going on.
+to another workspace than the hook's peer: its memories and its conversations going on. What the
+session was given already (its start's profile, an earlier prompt's entries with the same text:
+:mod:`ov.hosts.given`) is left out too: the host holds it.
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
 text is reference data, not instructions, and hold at most ``hooks.max_chars`` characters, fence

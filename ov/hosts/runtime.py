@@ -7,7 +7,8 @@ session-start  commit sessions no host ended (idle ``hooks.orphan_after``), remo
                capture state of committed ones as idle, wait for the user's commits still
                running (``hooks.commit_wait``), inject the profile, preferences and memory
                index (:mod:`ov.hosts.recall`)
-prompt-submit  inject ``search --mode context`` for the prompt, deterministic plan
+prompt-submit  inject ``search --mode context`` for the prompt, deterministic plan, less what
+               the session was given (:mod:`ov.hosts.given`)
 stop           capture the new turns, in a detached job (:mod:`ov.hosts.capture`)
 pre-compact,   capture, then commit the session (archive, memories, ``memory_diff.json``)
 session-end    and catch the index up, in a detached job under the commit barrier
