@@ -4,6 +4,7 @@ project's entries say whose they are."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -23,10 +24,14 @@ def _project(folder: Path, files: dict[str, str]) -> Path:
     return folder
 
 
+_SESSIONS = itertools.count(1)
+
+
 def _block(cwd: Path, prompt: str) -> str:
+    """What one prompt gets, in a session of its own: never left out as given to an earlier prompt of the test."""
     from ov.hosts.runtime import run
 
-    answer = run("claude", "prompt-submit", json.dumps({"session_id": "s-1", "cwd": str(cwd), "prompt": prompt}).encode())
+    answer = run("claude", "prompt-submit", json.dumps({"session_id": f"s-{next(_SESSIONS)}", "cwd": str(cwd), "prompt": prompt}).encode())
     return json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer.strip() not in ("", "{}") else ""
 
 
