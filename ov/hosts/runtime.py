@@ -308,7 +308,8 @@ def _prompt(store, host, hook, session: str, record: dict) -> str | None:
     if memory is not None:
         # OpenCode's plugin drops a prompt's block with its turn: only what its start gave stays.
         memory.give(block.keys if block.text and host.keeps_prompt_context else [])
-        memory.save()
+        if memory.entries:  # (with none, the count of prompts bounds nothing: no write)
+            memory.save()
     if block.behind:
         record["searched"] = block.behind
     if block.built or block.unbuilt:
