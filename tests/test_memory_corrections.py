@@ -1806,6 +1806,29 @@ CASES = [
                   "entities/systems/docs_db.md": "# Docs DB\n\n- Is read-only",
                   f"events/{TODAY:%Y/%m/%d}/docs_db.md": "- The docs DB is read-only and I need the bastion for it"}, None,
                  id="a-part-leaning-on-the-rest-is-no-note"),
+    # (mem18c) a standing instruction asked as a question is one; a one-off request keeps nothing
+    pytest.param(["Can you always add docstrings to public functions?", "would you mind never rebasing shared branches?",
+                  "could you use ruff from now on?", ("refused", "Could you format this file?")],
+                 {"preferences/default/add_docstrings_to.md": "- Always add docstrings to public functions",
+                  "preferences/default/rebase_shared_branches.md": "- Never rebase shared branches",
+                  "preferences/default/ruff.md": "- Always use ruff"}, None,
+                 id="a-standing-instruction-asked-politely"),
+    # (mem18c) "pls" typed for "please", a contraction typed without its apostrophe
+    pytest.param(["plz dont commit lockfiles from the sandbox"],
+                 {"preferences/default/commit_lockfiles.md": "- Don't commit lockfiles from the sandbox"}, None,
+                 id="pls-and-a-dropped-apostrophe"),
+    # (mem18c) an imperative said with "always" / "never" in another language is the English instruction
+    pytest.param(["Responde siempre en español, por favor", "Nunca uses tabs", "Antworte mir immer auf Deutsch"],
+                 {"preferences/default/answer_en_español.md": "- Always answer en español",
+                  "preferences/default/tabs.md": "- Never use tabs",
+                  "preferences/default/answer_me_auf.md": "- Always answer me auf Deutsch"}, None,
+                 id="a-standing-order-in-another-language"),
+    # (mem18c) a thanks with fillers keeps nothing; asked to remember, a task for now stays a dated note,
+    # and in a session neither it nor the thanks is kept
+    pytest.param([("refused", "haha ok it works now, thanks"), "run the linter and fix whatever it flags",
+                  ["run the linter and fix whatever it flags", "lol ok that did it, thanks!"]],
+                 {f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter and fix whatever it flags"}, None,
+                 id="a-thanks-keeps-nothing-a-task-is-a-note-only-when-asked"),
 ]
 
 

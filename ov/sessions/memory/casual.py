@@ -68,8 +68,14 @@ _BARE_NAME_RE = re.compile(rf"{_CLAUSE_START}(?i:name(?:'s|\u2019s|\s+is))\s+(?=
 _RATHER_THAN_RE = re.compile(r"^(?P<a>[^\W\d][^<>=\d]{0,40}?)\s*>{1,2}\s*(?P<b>[^\W\d][^<>=\d]{0,40})$")
 
 
+# "pls", "plz" opening a clause: the "please" an instruction may open on ("pls dont add semicolons").
+_PLEASE_TYPED_RE = re.compile(rf"(?i){_CLAUSE_START}(?:pls|plz|pleeease|pleease)(?=\s+\w)")
+
+
 def spelled_out(text: str) -> str:
-    """``text`` with the apostrophes of its contractions back ("im based in lisbon" -> "I'm based in lisbon")."""
+    """``text`` with the apostrophes of its contractions back ("im based in lisbon" -> "I'm based in
+    lisbon"), and a clause's "pls" as "please" ("pls dont add semicolons" -> "please don't add semicolons")."""
+    text = _PLEASE_TYPED_RE.sub("please", text)
 
     def put_back(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -216,13 +222,16 @@ def introduced(sentence: str) -> str:
 # A sigh or a thanks that opens a text: what follows is how the moment went ("Ugh, this test is flaky
 # again", "Thanks, that worked great!"), however it is said; "thanks to X" gives a cause.
 _INTERJECTION_RE = re.compile(
-    r"(?i)^(?:ugh+|argh+|sigh|meh|ffs|welp|phew|thanks|thank\s+you|thx|ty|cheers|lol|lmao)\b(?![\w'-]|\s+to\b)"
+    r"(?i)^(?:ugh+|argh+|sigh|meh|ffs|welp|phew|thanks|thank\s+you|thx|ty|cheers|lol|lmao|ha(?:ha)+|he(?:he)+)\b(?![\w'-]|\s+to\b)"
 )
 
 
 # What a remark of the moment goes on with after its sigh or thanks: the thing at hand ("this
 # build", "that worked", "it broke"), named by pointing at it rather than by a name of its own.
-_AT_HAND_RE = re.compile(r"(?i)^(?:this|that|these|those|it|it's|that's|this's)\b")
+# Fillers before it say nothing more ("lol ok that worked", "thanks, cool, it works now").
+_AT_HAND_RE = re.compile(
+    r"(?i)^(?:(?:ok|okay|k|cool|nice|great|awesome|perfect|yeah|yep|yes|alright|right|wow|haha|lol|so)[\s,.!]+)*(?:this|that|these|those|it|it's|that's|this's)\b"
+)
 
 
 def interjected(text: str) -> bool:

@@ -130,7 +130,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ov.sessions.memory import casual, kinds, languages, quoted
+from ov.sessions.memory import casual, kinds, languages, quoted, requests
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.capitals import UPPER
@@ -200,6 +200,8 @@ def extract_explicit(
         previous = None
         said = with_alternatives(joined(list(tx.sentences(masked))))  # "I left X. I'm at Y now." is one change of employer
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
+            if tx.is_question(sentence) and (standing := requests.as_standing(sentence)):
+                sentence = standing  # "Could you always run the linter ...?": an instruction, asked politely
             if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
                 if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
                     unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given

@@ -83,6 +83,8 @@ def in_english(text: str) -> str:
     """``text`` with the openings of its statements about the user said in another language put in
     English ("Ich heiße Jörg und arbeite bei SAP" -> "my name is Jörg and I work at SAP"); a text
     none opens as it is."""
+    if (order := standing_order(text)) is not None:
+        return order
     text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", text))
     for rules, as_word, now in _RULES.values():
         said = text
@@ -98,3 +100,61 @@ def in_english(text: str) -> str:
 
 def _now_mark(match: re.Match[str]) -> str:
     return f" {_NOW_MARK}" if match.group("now") or match.groupdict().get("now_in") else ""
+
+
+# A standing instruction in another language: an imperative of a few verbs said with "always" or
+# "never" ("Réponds-moi toujours en français", "Responde siempre en español", "Antworte immer auf
+# Deutsch"), read as the English one ("Always answer me en français"); the rest is kept as typed.
+# Without its "always" or "never" an imperative asks for a task of the moment, and is left alone.
+# Per language: (always, never, please, ((verb, English verb), ...)); a verb's "-moi"/"me"/"mir" is "me".
+_ORDERS: dict[str, tuple[str, str, str, tuple[tuple[str, str], ...]]] = {
+    "fr": ("toujours", "jamais", r"s'il\s+(?:te|vous)\s+pla[îi]t", (
+        (r"r[ée]ponds|r[ée]pondez", "answer"), (r"[ée]cris|[ée]crivez", "write"), (r"parle|parlez", "speak"),
+        (r"utilise|utilisez", "use"), (r"lance|lancez|ex[ée]cute|ex[ée]cutez", "run"), (r"ajoute|ajoutez", "add"),
+    )),
+    "es": ("siempre", "nunca|jam[áa]s", r"por\s+favor", (
+        (r"responde|resp[óo]nde|responda|resp[óo]nda|contesta|cont[ée]sta", "answer"), (r"escribe|escriba", "write"),
+        (r"habla|h[áa]bla|hable", "speak"), (r"usa|uses|utiliza|utilices", "use"), (r"ejecuta|corre", "run"), (r"a[ñn]ade|agrega", "add"),
+    )),
+    "pt": ("sempre", "nunca|jamais", r"por\s+favor", (
+        (r"responda|responde", "answer"), (r"escreva|escreve", "write"), (r"fale|fala", "speak"),
+        (r"utilize|utiliza|usa", "use"), (r"rode|execute|executa", "run"), (r"adicione|adiciona", "add"),
+    )),
+    "de": ("immer", "nie|niemals", r"bitte", (
+        (r"antworte|antworten\s+sie", "answer"), (r"schreibe?|schreiben\s+sie", "write"), (r"sprich|sprechen\s+sie", "speak"),
+        (r"f[üu]hre|f[üu]hren\s+sie", "run"), (r"f[üu]ge|f[üu]gen\s+sie", "add"),
+    )),
+}
+_ME = r"(?:-moi|-me|me|\s+mir|\s+comigo)"
+
+
+def _order_rules(always: str, never: str, please: str, verbs: tuple[tuple[str, str], ...]) -> list[tuple[re.Pattern[str], str]]:
+    adverb = rf"(?P<{{}}>{always}|{never})"
+    out = []
+    for verb, english in verbs:
+        # "toujours réponds-moi", "ne réponds jamais", "nunca uses", "sempre me responda", "antworte mir immer"
+        out.append((re.compile(
+            rf"(?i)^(?:{please}\s*,?\s*)?(?:{adverb.format('a1')}\s+)?(?:ne\s+|n'|(?P<me1>me)\s+)?(?:{verb})(?P<me2>{_ME})?(?:\s+{adverb.format('a2')})?(?![\w'])\s*"
+        ), english))
+    return out
+
+
+_ORDER_RULES = {lang: (_order_rules(*table), table[0], table[2]) for lang, table in _ORDERS.items()}
+
+
+def standing_order(text: str) -> str | None:
+    """``text``, an imperative said with "always" or "never" in another language ("Réponds-moi
+    toujours en français, s'il te plaît"), as the English instruction ("Always answer me en
+    français"); None for any other text."""
+    said = text.strip()
+    for rules, always, please in _ORDER_RULES.values():
+        for pattern, english in rules:
+            m = pattern.match(said)
+            adverb = m and (m.group("a1") or m.group("a2"))
+            if not m or not adverb or (m.group("a1") and m.group("a2")) or not said[m.end() :].strip():
+                continue
+            lead = "Always" if re.fullmatch(always, adverb, re.IGNORECASE) else "Never"
+            me = " me" if m.group("me1") or m.group("me2") else ""
+            rest = re.sub(rf"(?i)[,\s]*(?:{please})\s*(?=[.!]*$)", "", said[m.end() :])
+            return f"{lead} {english}{me} {rest}"
+    return None

@@ -1,0 +1,48 @@
+"""A standing instruction asked politely: "Could you please always run the linter before ...?".
+
+Asked as a question, an instruction is still one: "can you always ...", "could you never ...",
+"would you mind never ...ing ...", "can you use ruff from now on?" tell the agent how to work for
+good, as "Always run the linter before ..." does, and are read as that imperative. What makes it
+standing is said in it ("always", "never", "from now on", "going forward", "every time"); a one-off
+request ("Could you run the linter?", "can you fix the tests please?") asks for a task of the
+moment and stays a question, which keeps nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory.verbs import base_form
+
+_ASK = (
+    r"^(?:(?:hey|hi|ok|okay|so|also|and|btw)[,\s]+)?(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|pls\s+|plz\s+)?"
+    r"(?:(?:make\s+sure\s+(?:to|you)|remember\s+to|try\s+to)\s+)?"
+)
+_END = r"(?:,?\s+(?:please|pls|plz|thanks|thank\s+you|for\s+me))*\s*[?.!]*$"
+# "Could you please always X?", "can you never X", "would you mind always/never Xing?"
+_ADVERB_RE = re.compile(rf"(?i){_ASK}(?:(?P<mind>mind)\s+)?(?P<adv>always|never)\s+(?P<x>\S.*?){_END}")
+# "can you use ruff from now on?", "could you add a test every time you fix a bug?"
+_TAIL_RE = re.compile(
+    rf"(?i){_ASK}(?P<x>(?!mind\b)\S.*?),?\s+(?P<tail>from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|every\s+(?:single\s+)?time\b.*){_END}"
+)
+
+
+def as_standing(sentence: str) -> str | None:
+    """``sentence`` (a question to the agent) as the standing instruction it asks for ("Could you
+    please always run the linter?" -> "Always run the linter"), or None when it asks for none."""
+    said = sentence.strip()
+    if m := _ADVERB_RE.match(said):
+        x = m.group("x")
+        if m.group("mind"):  # "would you mind never pushing to main": the -ing form of a verb of the work
+            first, _, rest = x.partition(" ")
+            base = base_form(first) if first.lower().endswith("ing") else None
+            if base is None:
+                return None
+            x = f"{base} {rest}".strip()
+        return f"{m.group('adv').capitalize()} {x}"
+    if m := _TAIL_RE.match(said):
+        tail = m.group("tail")
+        if tail.lower().startswith("every"):
+            return f"{m.group('x')[:1].upper()}{m.group('x')[1:]} {tail}"
+        return f"From now on, {m.group('x')}"
+    return None
