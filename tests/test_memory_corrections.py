@@ -1823,6 +1823,10 @@ CASES = [
                   "preferences/default/tabs.md": "- Never use tabs",
                   "preferences/default/answer_me_auf.md": "- Always answer me auf Deutsch"}, None,
                  id="a-standing-order-in-another-language"),
+    # (mem18c) a value named by its short name ("Sublime" for "Sublime Text") is replaced whole
+    pytest.param(["My IDE is Visual Studio Code", "I moved from Visual to Zed", "My browser is Firefox Developer Edition",
+                  "I use Chromium now instead of Firefox"],
+                 {"profile.md": "- IDE: Zed\n- Browser: Chromium"}, None, id="a-value-swapped-by-its-short-name-is-replaced-whole"),
     # (mem18c) a thanks with fillers keeps nothing; asked to remember, a task for now stays a dated note,
     # and in a session neither it nor the thanks is kept
     pytest.param([("refused", "haha ok it works now, thanks"), "run the linter and fix whatever it flags",

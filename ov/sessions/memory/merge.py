@@ -261,7 +261,18 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
         after = match.string[match.end() :]
         return unscoped if scope and re.match(rf"\s+{re.escape(scope)}(?![\w-])", after, re.IGNORECASE) else new
 
+    # A key's value that the old one is the short name of ("Editor: Sublime Text" for "Sublime"): the
+    # whole name is the value replaced, not its first word ("Editor: Helix Text").
+    whole = re.compile(named(old)[: -len(r"(?![\w-])")] + r"(?:\s+[A-Z][\w+#.-]*)+$", re.IGNORECASE)
+
     for i in reversed(hits):
+        body = split_item(lines[i])[1]
+        key = KEY_RE.match(body)
+        colon = key.end("key") + 1 if key else 0
+        value = nfc(body[colon:].strip()) if key else ""
+        if key and not scope and whole.match(value):
+            lines[i] = f"{split_item(lines[i])[0]}{body[:colon]} {new.strip()}"
+            continue
         swapped = without_since(pattern.sub(put, nfc(lines[i]), count=1))  # (the new value holds since the switch)
         said_now[normalise(lines[i])] -= 1
         if said_now[normalise(swapped)] > 0:  # another line says it already
