@@ -1827,6 +1827,16 @@ CASES = [
     pytest.param(["My IDE is Visual Studio Code", "I moved from Visual to Zed", "My browser is Firefox Developer Edition",
                   "I use Chromium now instead of Firefox"],
                  {"profile.md": "- IDE: Zed\n- Browser: Chromium"}, None, id="a-value-swapped-by-its-short-name-is-replaced-whole"),
+    # (mem18c) "I use X these days, not Y" is a switch when a change is said; "I use X, not Y" alone a choice;
+    # tabs and spaces are always for indentation, so saying so names no context of its own
+    pytest.param(["My terminal is iTerm2", "actually I'm using Ghostty nowadays, not iTerm2", "I use ruff, not flake8",
+                  "Always use spaces for indentation", "Scratch that, use tabs"],
+                 {"profile.md": "- Terminal: Ghostty\n- Uses ruff, not flake8", "preferences/default/tabs.md": "- Use tabs"}, None,
+                 id="a-thing-used-said-against-the-old-one-and-an-indentation-choice-corrected"),
+    # (mem18c) the team's "we use" in another language
+    pytest.param(["Wir nutzen Renovate für Updates", "Usamos Sentry para errores"],
+                 {"profile.md": "- Team uses Renovate für Updates\n- Team uses Sentry para errores"}, None,
+                 id="we-use-in-another-language"),
     # (mem18c) a thanks with fillers keeps nothing; asked to remember, a task for now stays a dated note,
     # and in a session neither it nor the thanks is kept
     pytest.param([("refused", "haha ok it works now, thanks"), "run the linter and fix whatever it flags",

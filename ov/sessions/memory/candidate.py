@@ -16,7 +16,7 @@ from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.choices import ended_probes, rivals, same_choice
+from ov.sessions.memory.choices import INHERENT_PURPOSE, ended_probes, rivals, same_choice
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.rivals import Rivalry, choice
 from ov.sessions.memory.statement import Statement
@@ -105,7 +105,8 @@ _USE_LEADS = ("Use", "Always use", "Prefer", "Always prefer")
 
 def _removal(rival: str) -> Any:
     """Merge ops removing each wording of an instruction to use ``rival`` (see :func:`merge.patch_text`)."""
-    return [{"replace": f"- {lead} {rival}", "with": ""} for lead in _USE_LEADS]
+    said = [rival, *(f"{rival} {purpose}" for purpose in INHERENT_PURPOSE.get(rival, ()))]
+    return [{"replace": f"- {lead} {form}", "with": ""} for lead in _USE_LEADS for form in said]
 
 
 def candidate_of(statement: Statement) -> Candidate:

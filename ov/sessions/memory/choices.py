@@ -22,6 +22,10 @@ EXCLUSIVE = (
     ("vim", "neovim", "emacs", "helix", "vs code", "vscode", "sublime text", "nano", "zed"),
 )
 
+# What a choice of EXCLUSIVE is always for: said with it ("tabs for indentation"), it names no
+# context of its own, so "use 4 spaces" ends "Use tabs for indentation" as it ends "Use tabs".
+INHERENT_PURPOSE = {"tabs": ("for indentation", "for indenting", "to indent"), "spaces": ("for indentation", "for indenting", "to indent")}
+
 
 def rivals(lead: str, obj: str) -> tuple[str, ...]:
     """The choices "Prefers X" rules out: ("spaces",) for "tabs" or "tabs over spaces"; () if X is no known choice.

@@ -31,6 +31,7 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"(?:wohne|lebe)\s+in", "I live in"),
         (r"(?:benutze|nutze|verwende)", "I use"),
         (r"bevorzuge", "I prefer"),
+        (r"wir\s+(?:verwenden|benutzen|nutzen)", "we use"),
     )),
     "es": ("yo", "y", "como", "ahora", (
         (r"me\s+llamo", "my name is"),
@@ -39,6 +40,7 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"vivo\s+en", "I live in"),
         (r"(?:uso|utilizo)", "I use"),
         (r"prefiero", "I prefer"),
+        (r"(?:nosotros\s+)?(?:usamos|utilizamos)", "we use"),
     )),
     "fr": ("je", "et", "comme", "maintenant|d[ée]sormais", (
         (r"m'appelle", "my name is"),
@@ -47,6 +49,7 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"(?:vis|habite)\s+(?:[àa]|en|au)", "I live in"),
         (r"(?:utilise|j'utilise)", "I use"),
         (r"pr[ée]f[èe]re", "I prefer"),
+        (r"(?:nous\s+utilisons|on\s+utilise)", "we use"),
     )),
     "pt": ("eu", "e", "como", "agora", (
         (r"me\s+chamo", "my name is"),
@@ -55,6 +58,7 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"(?:moro|vivo)\s+(?:em|no|na)", "I live in"),
         (r"(?:uso|utilizo)", "I use"),
         (r"prefiro", "I prefer"),
+        (r"(?:n[óo]s\s+)?(?:usamos|utilizamos)", "we use"),
     )),
 }
 # "mein Name ist", "mi nombre es", "mon nom est", "meu nome é": the name, said as English says it.

@@ -110,14 +110,27 @@ _NOT_ANYMORE_MOVED_RE = re.compile(
     re.IGNORECASE,
 )
 
+# "Actually, I use Helix these days, not Sublime": the thing used now, said against the one it
+# replaced, is a switch from the one to the other (names of up to four words each), when a change is
+# said ("actually", "now", "these days", "anymore"): "I use pytest, not unittest" is a choice.
+_USE_NOT_RE = re.compile(
+    r"^(?:(?P<lead>actually|correction)\s*[,:]?\s+)?I(?:'m|\s+am)?\s+(?:use|using|on)\s+(?P<new>[^,;]+?)"
+    r"(?:\s+(?P<now>these\s+days|nowadays|now|instead))?\s*,\s*(?:and\s+)?not\s+(?P<old>[^,;]+?)(?:\s+(?P<gone>any\s?more))?[.!]*$",
+    re.I,
+)
+
 
 def restated_change(sentence: str) -> str:
     """"Not on Windows anymore - I switched to Fedora" as "I switched from Windows to Fedora", so
     that the stored lines naming Windows name Fedora; "not anymore, we moved to Berlin" as "we moved
     to Berlin" and "not anymore - we relocated" as "I moved away"; any other sentence as it is. The
     "we" stays: "we moved to X" is the user's home only in place of a stored one, and a team's move
-    otherwise ("not anymore, we moved to Kubernetes" is no home)."""
+    otherwise ("not anymore, we moved to Kubernetes" is no home). "I use Zed now, not Vim" is "I
+    switched from Vim to Zed"."""
     if m := _NOT_ANYMORE_MOVED_RE.match(sentence):
         return f"{m.group('who')} moved {m.group('to')}" if m.group("to") else "I moved away"
+    m = _USE_NOT_RE.match(sentence)
+    if m and (m.group("lead") or m.group("now") or m.group("gone")) and max(len(m.group("new").split()), len(m.group("old").split())) <= 4:
+        return f"I switched from {m.group('old')} to {m.group('new')}"
     m = _NOT_THEN_SWITCHED_RE.match(sentence)
     return f"I switched from {m.group('a') or m.group('b')} to {m.group('new')}" if m else sentence
