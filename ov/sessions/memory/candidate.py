@@ -16,7 +16,12 @@ from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.choices import INHERENT_PURPOSE, ended_probes, rivals, same_choice
+from ov.sessions.memory.choices import (
+    INHERENT_PURPOSE,
+    ended_probes,
+    rivals,
+    same_choice,
+)
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.rivals import Rivalry, choice
 from ov.sessions.memory.statement import Statement

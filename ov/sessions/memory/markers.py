@@ -116,7 +116,7 @@ _NOT_ANYMORE_MOVED_RE = re.compile(
 _USE_NOT_RE = re.compile(
     r"^(?:(?P<lead>actually|correction)\s*[,:]?\s+)?I(?:'m|\s+am)?\s+(?:use|using|on)\s+(?P<new>[^,;]+?)"
     r"(?:\s+(?P<now>these\s+days|nowadays|now|instead))?\s*,\s*(?:and\s+)?not\s+(?P<old>[^,;]+?)(?:\s+(?P<gone>any\s?more))?[.!]*$",
-    re.I,
+    re.IGNORECASE,
 )
 
 
