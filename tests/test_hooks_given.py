@@ -152,3 +152,16 @@ def test_the_memory_is_removed_with_the_session_s_other_hook_state(ov, deploy, p
     assert _state(ov_home) == []
 
 
+
+
+def test_an_answer_the_host_did_not_get_is_not_given(deploy, project, ov_home, monkeypatch):
+    """(found by a review) The memory was written before the answer was handed over: a host that
+    had closed its end of the pipe (or an answer past the deadline) left the session without the
+    entries, and the next prompt on the topic got "nothing new" for up to 20 prompts."""
+    from ov.hosts import runtime
+
+    data = _stdin("claude", session="s-1", cwd=str(project), prompt=ASK)
+    runtime.run("claude", "prompt-submit", data, deliver=lambda answer: False)
+    assert _log(ov_home)[-1]["outcome"] == "not delivered" and _state(ov_home) == []
+    assert "make ship" in _ask("claude", project)  # given now, as it was never got
+    assert _state(ov_home)

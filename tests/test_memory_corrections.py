@@ -1813,6 +1813,14 @@ CASES = [
                   "preferences/default/rebase_shared_branches.md": "- Never rebase shared branches",
                   "preferences/default/ruff.md": "- Always use ruff"}, None,
                  id="a-standing-instruction-asked-politely"),
+    # (review rev18c) a complaint asked with "always"/"never" is no instruction: a verb of the work opens one
+    pytest.param([("refused", "can you never just do what I ask?"), ("refused", "will you always be this slow?"),
+                  "could you always run the linter before committing?"],
+                 {"preferences/default/run_linter.md": "- Always run the linter before committing"}, None,
+                 id="a-complaint-asked-with-always-is-no-instruction"),
+    # (review rev18c) a value whose other words are not a name keeps them when one of its tools is swapped
+    pytest.param(["My shell is zsh on macOS and bash on servers", "I switched from zsh to fish"],
+                 {"profile.md": "- Shell: fish on macOS and bash on servers"}, None, id="a-swap-keeps-the-rest-of-the-value"),
     # (mem18c) "pls" typed for "please", a contraction typed without its apostrophe
     pytest.param(["plz dont commit lockfiles from the sandbox"],
                  {"preferences/default/commit_lockfiles.md": "- Don't commit lockfiles from the sandbox"}, None,
@@ -1843,6 +1851,10 @@ CASES = [
                   ["run the linter and fix whatever it flags", "lol ok that did it, thanks!"]],
                  {f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter and fix whatever it flags"}, None,
                  id="a-thanks-keeps-nothing-a-task-is-a-note-only-when-asked"),
+    # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
+    pytest.param(["thanks, so that's why the build failed: the cache was stale"],
+                 {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,
+                 id="a-thanks-with-a-cause-found-is-kept"),
 ]
 
 

@@ -123,10 +123,17 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None, scop
         answer = host.answer(event, None)
         record.update(outcome="error", error=f"{type(exc).__name__}: {_message(exc)}")
     record["ms"] = round((time.monotonic() - started) * 1000, 1)
-    if deliver is not None and not deliver(answer) and record.get("outcome") not in ("error", "timeout"):
+    remember = record.pop(_GIVEN, None)
+    delivered = deliver is None or deliver(answer)
+    if not delivered and record.get("outcome") not in ("error", "timeout"):
         # What the answer was stays in its fields (the entries it held): `ov hooks log` reads
         # "not delivered 1 entry: viking://…: the host closed its end of the pipe".
         record.update(outcome="not delivered", error="the host closed its end of the pipe")
+    if remember is not None and delivered and record.get("outcome") not in ("error", "timeout"):
+        # Only what the host got is given: an answer past the deadline, or one the host no longer
+        # read, left the session without the entries, which the next prompts would leave out.
+        with suppress(OSError):
+            remember()
     hooklog.append(home.root, record)
     return answer
 
@@ -238,11 +245,15 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
         store, peer=store.identity.peer, archive_of=archive_of, budget=hooks.session_start_budget, max_chars=hooks.max_chars, session_id=session
     )
     _record_block(record, block)
-    _remember_start(store, session, hook.source, block.keys)
+    _remember_start(store, session, hook.source, block.keys, record)
     return block.text
 
 
-def _remember_start(store, session: str, source: str | None, keys: list[str]) -> None:
+# The record's key for the write of what a hook gave, which run() makes once the host got the answer.
+_GIVEN = "_given"
+
+
+def _remember_start(store, session: str, source: str | None, keys: list[str], record: dict) -> None:
     """What the session start gave, for the prompts to leave out. A resume keeps what the earlier
     prompts gave (the host shows the conversation again, its blocks included); a new session, a
     ``clear`` and a compaction start over: the context lost it."""
@@ -254,7 +265,7 @@ def _remember_start(store, session: str, source: str | None, keys: list[str]) ->
     if repeat_after and keys:
         memory = given.Given.load(store, session, repeat_after)
         memory.give(keys)
-        memory.save()
+        record[_GIVEN] = memory.save
 
 
 def _not_started(store, session: str) -> None:
@@ -309,7 +320,7 @@ def _prompt(store, host, hook, session: str, record: dict) -> str | None:
         # OpenCode's plugin drops a prompt's block with its turn: only what its start gave stays.
         memory.give(block.keys if block.text and host.keeps_prompt_context else [])
         if memory.entries:  # (with none, the count of prompts bounds nothing: no write)
-            memory.save()
+            record[_GIVEN] = memory.save
     if block.behind:
         record["searched"] = block.behind
     if block.built or block.unbuilt:

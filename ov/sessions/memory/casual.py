@@ -229,6 +229,7 @@ _INTERJECTION_RE = re.compile(
 # What a remark of the moment goes on with after its sigh or thanks: the thing at hand ("this
 # build", "that worked", "it broke"), named by pointing at it rather than by a name of its own.
 # Fillers before it say nothing more ("lol ok that worked", "thanks, cool, it works now").
+_CAUSE_RE = re.compile(r"(?i)\b(?:why|because|caused|turns?\s+out|turned\s+out)\b|:\s*\S")
 _AT_HAND_RE = re.compile(
     r"(?i)^(?:(?:ok|okay|k|cool|nice|great|awesome|perfect|yeah|yep|yes|alright|right|wow|haha|lol|so)[\s,.!]+)*(?:this|that|these|those|it|it's|that's|this's)\b"
 )
@@ -244,4 +245,5 @@ def interjected(text: str) -> bool:
     if not opened:
         return False
     rest = stripped[opened.end() :].lstrip(" ,.!;:-\u2014\u2013")
-    return not rest or (bool(_AT_HAND_RE.match(rest)) and not any(c.isdigit() for c in rest))
+    # A cause found is something to keep: "thanks, so that's why the build failed: the cache was stale".
+    return not rest or (bool(_AT_HAND_RE.match(rest)) and not any(c.isdigit() for c in rest) and not _CAUSE_RE.search(rest))

@@ -263,7 +263,9 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
 
     # A key's value that the old one is the short name of ("Editor: Sublime Text" for "Sublime"): the
     # whole name is the value replaced, not its first word ("Editor: Helix Text").
-    whole = re.compile(named(old)[: -len(r"(?![\w-])")] + r"(?:\s+[A-Z][\w+#.-]*)+$", re.IGNORECASE)
+    # The name's further words are capitalised as said (case-sensitive): "zsh on macOS and bash on
+    # servers" is no name, and its rest stays when zsh is swapped.
+    whole = re.compile(named(old)[: -len(r"(?![\w-])")] + r"(?-i:(?:\s+[A-Z][\w+#.-]*)+)$", re.IGNORECASE)
 
     for i in reversed(hits):
         body = split_item(lines[i])[1]

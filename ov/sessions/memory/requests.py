@@ -33,12 +33,16 @@ def as_standing(sentence: str) -> str | None:
     said = sentence.strip()
     if m := _ADVERB_RE.match(said):
         x = m.group("x")
+        first, _, rest = x.partition(" ")
         if m.group("mind"):  # "would you mind never pushing to main": the -ing form of a verb of the work
-            first, _, rest = x.partition(" ")
             base = base_form(first) if first.lower().endswith("ing") else None
             if base is None:
                 return None
             x = f"{base} {rest}".strip()
+        elif base_form(first) != first.lower():
+            # A verb of the work opens an instruction: "can you never just do what I ask?" and "will
+            # you always be this slow?" are complaints, not how to work.
+            return None
         return f"{m.group('adv').capitalize()} {x}"
     if m := _TAIL_RE.match(said):
         tail = m.group("tail")
