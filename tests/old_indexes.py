@@ -33,17 +33,26 @@ def as_schema_11(home: Path, account: str = "default") -> Path:
     """Rewrite the built index of ``account`` in ``home`` as ov wrote it at schema 11: its full text
     in schema 11's fields (no "about"), its meta.json saying 11; vectors left as they are. Returns
     the index folder."""
-    import tantivy
-
     from ov.config import load_config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.index.lexical import LexicalIndex, analyzer
-    from ov.index.rebuild import records_at
+    from ov.store.lock import WriteLock
     from ov.store.store import Store
 
     ov_home = Home(home)
     store = Store(ov_home, Identity(account=account), load_config(ov_home).config)
+    # Under the index's lock, as ov writes it: the catch-up job a write started may still be
+    # writing the folder (rmtree met "Directory not empty" under load in CI).
+    with WriteLock(store.state / "index.lock", 120, home=ov_home):
+        return _rewritten_as_11(store)
+
+
+def _rewritten_as_11(store) -> Path:
+    import tantivy
+
+    from ov.index.lexical import LexicalIndex, analyzer
+    from ov.index.rebuild import records_at
+
     root = store.state / "index"
     meta = json.loads((root / "meta.json").read_text(encoding="utf-8"))
     records = records_at(store.git, meta["commit"])
