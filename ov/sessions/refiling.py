@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ov.errors import InvalidInput
 from ov.sessions import clock
-from ov.sessions.remember import lister, memories_root, reader
+from ov.sessions.remember import lister, memories_root, put_writes, reader
 from ov.store.store import Store
 from ov.uri import VikingURI
 
@@ -62,15 +62,7 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
         writes, _diff = plan_memories(schemas, groups, read=reader(tx, *roots), listing=lister(tx, *roots), when=when, archive_uri="ov refile", user=user)
         if dry_run:
             return Refiled(moves, None)
-        by_root = {str(r): r for r in roots}
-        written = []
-        for (root, rel), content in writes.items():
-            uri = VikingURI((*by_root[root].parts, *rel.split("/")))
-            if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
-                tx.delete(uri)
-            else:
-                tx.put(uri, content.encode("utf-8"))
-            written.append(uri)
+        written = put_writes(tx, writes, *roots)
         for note in found_notes:
             tx.delete(note)
         result = tx.commit("refile", [*found_notes, *written])

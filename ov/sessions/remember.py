@@ -151,7 +151,6 @@ def remember(
             hint='say what to remember as a statement ("I prefer tabs", "Remember that the build takes 20 minutes")',
         )
     groups = _by_root(store, candidates, peer, workspace)
-    roots = {str(root): root for root in groups}
     with store.transaction() as tx:
         writes, diff = plan_memories(
             schemas,
@@ -162,14 +161,7 @@ def remember(
             archive_uri=FILED_AS_NOTE if memory_type == "events" else "ov remember",  # (a note on purpose: see refile)
             user=store.identity.user,
         )
-        uris = []  # in order of mention: the memory first, then any file it amends
-        for (root, rel), content in writes.items():
-            uri = VikingURI((*roots[root].parts, *rel.split("/")))
-            if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
-                tx.delete(uri)
-            else:
-                tx.put(uri, content.encode("utf-8"))
-            uris.append(uri)
+        uris = put_writes(tx, writes, *groups)  # in order of mention: the memory first, then any file it amends
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
 
@@ -262,6 +254,21 @@ def _one_line(text: str) -> str:
         if line:
             out += (" " if not out or out.endswith(":") else "; ") + line
     return out.strip()
+
+
+def put_writes(tx, writes: dict, *roots: VikingURI) -> list[VikingURI]:
+    """Put what :func:`~ov.sessions.memory.plan.plan_memories` planned for the memories ``roots``
+    into the transaction ``tx``; the files written or deleted, in the plan's order."""
+    by_name = {str(root): root for root in roots}
+    uris = []
+    for (root, rel), content in writes.items():
+        uri = VikingURI((*by_name[root].parts, *rel.split("/")))
+        if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
+            tx.delete(uri)
+        else:
+            tx.put(uri, content.encode("utf-8"))
+        uris.append(uri)
+    return uris
 
 
 def reader(tx, *roots: VikingURI):
