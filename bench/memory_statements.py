@@ -21,10 +21,11 @@ different author, who had read neither the rules nor the cases, a sixth (:data:`
 another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way; an eighth (:data:`FRESH8`) was written
 blind before the round after the seventh, held back for it, and read for the round after that; a
 ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
-tenth (:data:`FRESH10`) was written the same way by another helper, and is held back too. Each comment says when its part was read
+tenth (:data:`FRESH10`) was written the same way by another helper, and is held back too, as is an eleventh
+(:data:`FRESH11`) by a third. Each comment says when its part was read
 untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -858,6 +859,84 @@ FRESH10: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# An eleventh part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh10's, for the format): a game developer, a firmware
+# engineer, a security engineer, a QA engineer, a technical writer and a freelancer with two
+# clients. Held back: no rule may be fixed on one of its cases by name.
+FRESH11: list[tuple[str, list[str], dict]] = [
+    # ---------------- identity and role (3) ----------------
+    ("f11-firmware-identity", ["I'm an embedded firmware engineer at Nordic Semiconductor, mostly writing Zephyr drivers"],
+     {"has": [(P, "Nordic Semiconductor"), (P, "firmware engineer")], "no_event": True}),
+    ("f11-security-lowercase", ["im the appsec engineer on the payments team"],
+     {"has": [(P, "appsec engineer")], "no_event": True}),
+    ("f11-freelancer-clients", ["I'm a freelancer with two clients at the moment: Brightwave (a fintech) and Koru Health"],
+     {"has": [(ANY, "Brightwave"), (ANY, "Koru Health")], "no_event": True}),
+    # ---------------- tools and versions (2) ----------------
+    ("f11-unity-version", ["We build the mobile port with Unity 2022.3 LTS"],
+     {"has": [(ANY, "2022.3")], "no_event": True}),
+    ("f11-toolchain-version", ["Firmware builds use arm-none-eabi-gcc 12.2 with CMake and Ninja"],
+     {"has": [(ANY, "12.2")], "no_event": True}),
+    # ---------------- team conventions (3) ----------------
+    ("f11-conv-we-squash", ["We squash-merge every PR, and the PR title becomes the commit message"],
+     {"has": [(ANY, "squash")], "no_event": True}),
+    ("f11-conv-docs-headings", ["Docs convention: headings are in sentence case, not Title Case"],
+     {"has": [(ANY, "sentence case")], "no_event": True}),
+    ("f11-conv-lowercase-isr", ["in this codebase every ISR has to be marked IRAM_ATTR"],
+     {"has": [(ANY, "IRAM_ATTR")], "no_event": True}),
+    # ---------------- project facts (3) ----------------
+    ("f11-fact-ci-url-port", ["The staging build server is ci.lumenforge.dev on port 8111"],
+     {"has": [(ANY, "ci.lumenforge.dev"), (ANY, "8111")], "no_event": True}),
+    ("f11-fact-owner", ["Maja owns the payments service, so any change to it needs her review"],
+     {"has": [(ANY, "Maja"), (ANY, "payments")], "no_event": True}),
+    ("f11-fact-deadline", ["Brightwave's launch deadline is March 3, 2027"],
+     {"has": [(ANY, "March 3")]}),
+    # ---------------- preferences (6) ----------------
+    ("f11-pref-no-x-please", ["No Hungarian notation please"],
+     {"has": [(PREF, "Hungarian")], "no_event": True}),
+    ("f11-pref-x-gt-y", ["Composition > inheritance in gameplay code"],
+     {"has": [(PREF, "Composition")], "no_event": True}),
+    ("f11-pref-polite-question", ["Could you please always put the unit in constant names, like TIMEOUT_MS?"],
+     {"has": [(PREF, "TIMEOUT_MS")], "no_event": True}),
+    ("f11-pref-dislike", ["I really dislike magic numbers in driver code"],
+     {"has": [(PREF, "magic numbers")], "no_event": True}),
+    ("f11-pref-love", ["I love property-based tests; Hypothesis beats hand-written examples every time"],
+     {"has": [(PREF, "Hypothesis")], "no_event": True}),
+    ("f11-pref-typo", ["plz dont use pasive voice in the docs"],
+     {"has": [(PREF, "voice")], "no_event": True}),
+    # ---------------- corrections over time (4) ----------------
+    ("f11-switched-from-engine", ["I use Unity for all my games", "I switched from Unity to Godot 4 after the pricing change"],
+     {"has": [(P, "Godot")], "lacks": [(P, "- Uses Unity")], "no_event": True}),
+    ("f11-ditched-editor", ["My editor is CLion", "I ditched CLion, my editor is VS Code with PlatformIO now"],
+     {"has": [(P, "VS Code")], "lacks": [(P, "Editor: CLion")], "no_event": True}),
+    ("f11-three-step-actually", ["Our target frame rate is 30 fps", "We raised the target frame rate to 60 fps",
+                                 "actually no, the target frame rate is 120 fps"],
+     {"has": [(ANY, "120 fps")], "lacks": [(ANY, "30 fps"), (ANY, "60 fps")], "no_event": True}),
+    ("f11-no-longer-tracker", ["I use Jira for bug tracking", "I no longer use Jira, we track bugs in Linear now"],
+     {"has": [(ANY, "Linear")], "lacks": [(ANY, "- Uses Jira")], "no_event": True}),
+    # ---------------- dated events (2) ----------------
+    ("f11-event-yesterday", ["Yesterday we shipped firmware v2.4.1 to the field units"],
+     {"has": [("events/*", "2.4.1")]}),
+    ("f11-event-dated-pentest", ["On November 28 our pentest of the Brightwave API found two critical IDORs"],
+     {"has": [("events/*", "IDOR")]}),
+    # ---------------- other languages (4) ----------------
+    ("f11-sv-identity", ["Jag heter Ingrid och jobbar som teknisk skribent"],
+     {"has": [(P, "Ingrid")], "no_event": True}),
+    ("f11-ko-engine", ["저는 Unity로 모바일 게임을 개발하고 있어요"],
+     {"has": [(ANY, "Unity")], "no_event": True}),
+    ("f11-ru-pref", ["Пожалуйста, не используй табы, только пробелы"],
+     {"has": [(PREF, "табы")], "no_event": True}),
+    ("f11-de-fact", ["Unser Staging-Server läuft auf Port 8443"],
+     {"has": [(ANY, "8443")], "no_event": True}),
+    # ---------------- nothing to keep (3) ----------------
+    ("f11-none-question", ["why does this shader take so long to compile on Android?"],
+     {"nothing": True}),
+    ("f11-none-command", ["add a unit test for the crc16 function and run it"],
+     {"nothing": True}),
+    ("f11-none-thinking", ["hmm, maybe the race is in the DMA callback... let me look at that first"],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -880,8 +959,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH9
     if name == "fresh10":
         return FRESH10
+    if name == "fresh11":
+        return FRESH11
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -958,12 +1039,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
