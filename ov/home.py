@@ -50,7 +50,7 @@ class Home:
         env = os.environ if env is None else env
         configured = env.get(HOME_ENV)
         if configured:
-            root = Path(configured).expanduser()
+            root = expand_user(configured, env)
         else:
             user = user_home(env)
             if user is None:
@@ -197,6 +197,24 @@ def user_home(env=None) -> Path | None:
     except (ImportError, KeyError, OSError):
         return None
     return Path(entry) if entry else None
+
+
+def expand_user(path: str | os.PathLike[str], env=None) -> Path:
+    """``path`` with a leading ``~`` (``~``, ``~/x``) made the user's home as :func:`user_home`
+    finds it: Python's ``expanduser`` makes ``~/x`` ``/x`` under an empty ``HOME``. The one way ov
+    expands a path it is given through the environment or a config; ``~user`` is expanded as
+    Python does, and ``~`` stays as written when no home can be found (a relative path then,
+    which the caller refuses or takes as such)."""
+    text = os.fspath(path)
+    if text[:1] != "~":
+        return Path(text)
+    head, sep, rest = text[1:].partition("/")
+    if os.altsep and not sep:
+        head, sep, rest = text[1:].partition(os.altsep)
+    if head:
+        return Path(os.path.expanduser(text))  # ~user: the password database, whatever HOME says
+    home = user_home(env)
+    return Path(text) if home is None else home / rest
 
 
 def _stat_reason(exc: OSError, root: Path) -> str:

@@ -122,9 +122,10 @@ def workspace_peer(cwd: str) -> str:
     """The peer id of a workspace: its folder's name and a digest of its path (unique, readable).
     The workspace is the git root above ``cwd``, else ``cwd`` itself (a hook's working directory
     is the session's)."""
+    from ov.home import expand_user  # ov.home imports this module
     from ov.uri import sanitize_segment
 
-    path = Path(cwd).expanduser().absolute()
+    path = expand_user(cwd).absolute()
     root = _git_root(path) or path
     name = sanitize_segment(root.name or "root").strip(".-")[:40] or "workspace"
     digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:6]
@@ -140,7 +141,9 @@ def server_workspace(cwd: str, environ: Mapping[str, str]) -> str | None:
     hooks use for it; None when the folder does not say. Hosts start a registered server in the
     project's folder, but a plugin's in the plugin's own (``PLUGIN_ROOT``), and a folder in no git
     repository may be anywhere (the home folder, ``/``): only a git work tree counts."""
-    path = Path(cwd).expanduser().absolute()
+    from ov.home import expand_user  # ov.home imports this module
+
+    path = expand_user(cwd).absolute()
     for name in PLUGIN_ROOTS:
         root = environ.get(name)
         if root and (path == Path(root).absolute() or Path(root).absolute() in path.parents):

@@ -763,6 +763,40 @@ def test_an_empty_home_variable_is_unset_not_the_root_folder(monkeypatch):
     assert Home.from_env({"HOME": "", "OV_HOME": "/srv/ov"}).root == Path("/srv/ov")
 
 
+def test_a_tilde_in_a_given_path_is_the_same_home_under_an_empty_home_variable(monkeypatch, tmp_path):
+    """(session 38's leftover) OV_HOME=~/x under an empty HOME was /x: Python's expanduser takes
+    an empty HOME for the root. Every ~ ov expands in a path from the environment or a config
+    finds the user's home as the default ~/.ov does (the password database's entry)."""
+    import pwd
+
+    from ov.errors import HomeInvalid
+    from ov.history.remotes import normalize_url
+    from ov.home import Home, expand_user
+    from ov.hosts.ovcommand import server_env
+    from ov.index.embedders.registry import _local_path
+
+    entry = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    monkeypatch.setenv("HOME", "")
+    assert Home.from_env({"HOME": "", "OV_HOME": "~/x"}).root == entry / "x"
+    assert Home.from_env({"OV_HOME": "~"}).root == entry
+    assert server_env({"HOME": "", "OV_HOME": "~/x"})["OV_HOME"] == str(entry / "x")
+    assert _local_path("~/models/m", Home(tmp_path)) == (entry / "models" / "m").resolve()
+    assert normalize_url("~/backup.git") == str(entry / "backup.git")
+    assert expand_user("~") == entry and expand_user("a/~") == Path("a/~")
+    assert expand_user("~/x", {"HOME": "/home/other"}) == Path("/home/other/x")
+    root_user = pwd.getpwuid(0)
+    assert expand_user(f"~{root_user.pw_name}/y") == Path(root_user.pw_dir) / "y"
+
+    def nobody(uid):
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", nobody)
+    assert expand_user("~/x") == Path("~/x")  # no home to put there: a relative path, refused as one
+    with pytest.raises(HomeInvalid) as raised:
+        Home.from_env({"HOME": "", "OV_HOME": "~/x"})
+    assert "relative path" in raised.value.message
+
+
 # --- a store ov may not write to -----------------------------------------------------
 
 

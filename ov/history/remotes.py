@@ -49,6 +49,7 @@ from ov.errors import (
     quote,
 )
 from ov.history.snapshots import TAG_PREFIX, trailers
+from ov.home import expand_user
 from ov.store.gitstore import BRANCH, FILE_MODE, GitStore
 from ov.store.store import Store, commit_message
 from ov.store.treepaths import in_scopes
@@ -183,7 +184,7 @@ def normalize_url(url: str) -> str:
         return url
     if re.match(r"^[^/]*:", url) and not re.match(r"^[A-Za-z]:[\\/]", url):
         return url  # scp-like ssh: [user@]host:path
-    return os.path.abspath(os.path.expanduser(url))
+    return os.path.abspath(expand_user(url))
 
 
 def _option_like(url: str) -> bool:

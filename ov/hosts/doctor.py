@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ov.errors import InvalidInput
 from ov.health.doctor import Check
+from ov.home import expand_user, user_home
 from ov.hosts import hooklog, install
 from ov.hosts.host import load
 from ov.hosts.jsonc import ConfigFileInvalid
@@ -336,8 +337,9 @@ def _selects(values: dict[str, str]) -> dict[str, str]:
     out = {}
     for name, value in values.items():
         if name == "OV_HOME":
-            value = os.path.realpath(os.path.expanduser(value))
-            if value == os.path.realpath(Path.home() / ".ov"):
+            value = os.path.realpath(expand_user(value))
+            user = user_home()
+            if user is not None and value == os.path.realpath(user / ".ov"):
                 continue
         elif name in ("OV_ACCOUNT", "OV_USER") and value == DEFAULT_ID:
             continue

@@ -28,6 +28,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ov.home import expand_user
 from ov.hosts.host import EVENTS, HOST_MODULES, SCOPE_ENV
 
 BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entry_command)
@@ -400,5 +401,5 @@ def server_env(env=None) -> dict[str, str]:
     env = os.environ if env is None else env
     out = {name: env[name] for name in SERVER_ENV if env.get(name)}
     if "OV_HOME" in out:
-        out["OV_HOME"] = str(Path(out["OV_HOME"]).expanduser().absolute())
+        out["OV_HOME"] = str(expand_user(out["OV_HOME"], env).absolute())
     return out

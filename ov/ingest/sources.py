@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 from ov.errors import InvalidInput, OvError, quote
 from ov.files import binary_data, special_kind
-from ov.home import Home
+from ov.home import Home, expand_user
 from ov.ingest.formats import LOCKFILES, MACHINE_SUFFIXES
 from ov.ingest.model import SourceFile, Skipped
 from ov.progress import Progress
@@ -464,7 +464,7 @@ def _git_ignores(root: Path) -> _GitIgnores:
             rules = []
             for path in shared:
                 try:
-                    rules.append(IgnoreFilter.from_path(os.path.expanduser(path)))
+                    rules.append(IgnoreFilter.from_path(str(expand_user(path))))
                 except OSError:
                     pass  # none, or unreadable: git warns and goes on
             manager = manager_class(str(top), rules, ignorecase)

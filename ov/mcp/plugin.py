@@ -48,6 +48,7 @@ from pathlib import Path
 from ov import __version__
 from ov.errors import InvalidInput
 from ov.files import atomic_write, json_bytes
+from ov.home import expand_user
 
 SPEC_VERSION = "1.0.0"
 PLUGIN_SCHEMA = f"https://agent-plugins.org/schemas/{SPEC_VERSION}/plugin.schema.json"
@@ -211,7 +212,7 @@ def build(out: Path, command: list[str], env: dict[str, str] | None = None, fixe
     ``out`` may be missing, empty, or an earlier ov package (which is replaced); anything else
     is refused with :class:`~ov.errors.InvalidInput`.
     """
-    out = Path(out).expanduser().resolve()  # a symlinked folder: build where it points
+    out = expand_user(out).resolve()  # a symlinked folder: build where it points
     contents = files(command, env, fixed)
     replacing = _check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)

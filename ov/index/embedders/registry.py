@@ -40,7 +40,7 @@ from typing import Any
 
 from ov.config import Config, EmbeddingConfig, load_config, set_value
 from ov.errors import InvalidInput, OvError, proposal
-from ov.home import Home
+from ov.home import Home, expand_user
 from ov.index.embedders.base import LITELLM_PROVIDER, BaseEmbedder, Embedder, EmbeddingError
 from ov.index.embedders.builtin import BUILTIN_LICENCE, BUILTIN_NAME, BUILTIN_PROVIDER, MODEL_DIR, BuiltinEmbedder, builtin_available
 from ov.index.embedders.hashing import HASH_MODEL, HASH_PROVIDER, HashEmbedder
@@ -379,7 +379,7 @@ def _local_path(value: str, home: Home) -> Path:
     Relative to the home, not the working directory: the same config is read from
     every project and by hooks, whose working directories differ.
     """
-    path = Path(value).expanduser()
+    path = expand_user(value)
     return _absolute(path if path.is_absolute() else home.root / path)
 
 
