@@ -212,6 +212,64 @@ class HomeInvalid(InvalidInput):
     hint = "point OV_HOME at a folder by its absolute path (ov makes it when missing), or unset it to use ~/.ov"
 
 
+class PathTooLong(InvalidInput):
+    """A path the file system refuses as too long (ENAMETOOLONG): over ``PATH_MAX`` in all, or a
+    name in it over ``NAME_MAX``. A path error, as a URI or a home too long to be one is: the
+    command changed nothing, and shorter names (or a shorter ``OV_HOME``) are the cure."""
+
+    code = "path_too_long"
+    hint = "set OV_HOME to a folder with a shorter path, or use shorter names or fewer levels"
+
+    def __init__(self, path: object, *, under: bool = False) -> None:
+        """``path``: the path refused; ``under``: the folder a file was being made in when the
+        OS did not say which (dulwich's object writes), its length the cause."""
+        self.path = os.fsencode(path)
+        name_max, path_max = _name_limits(path)
+        longest = max(self.path.split(b"/"), key=len)
+        shown = _shortened(os.fsdecode(self.path))
+        if under:
+            message = f"a file under {shown} would have a path over the system's limit of {path_max:,} bytes (PATH_MAX): that folder's path alone is {len(self.path):,} bytes"
+        elif len(longest) > name_max:
+            message = f"the name {_shortened(os.fsdecode(longest))} is {len(longest):,} bytes, over the file system's limit of {name_max:,} (NAME_MAX), in {shown}"
+        else:
+            message = f"the path {shown} is {len(self.path):,} bytes, over the system's limit of {path_max:,} (PATH_MAX)"
+        super().__init__(message)
+
+
+def _name_limits(path: object) -> tuple[int, int]:
+    """``NAME_MAX`` and ``PATH_MAX`` of the file system ``path`` is on (of its deepest folder that
+    can be asked), 255 and 4096 (Linux's) where none says."""
+    folder = os.fsdecode(path)
+    while True:
+        try:
+            return os.pathconf(folder, "PC_NAME_MAX"), os.pathconf(folder, "PC_PATH_MAX")
+        except (OSError, ValueError, AttributeError):
+            parent = os.path.dirname(folder)
+            if not parent or parent == folder:
+                return 255, 4096
+            folder = parent
+
+
+def _shortened(path: str) -> str:
+    """``path`` quoted whole when short, else its start and end: a 4,000-byte path is the problem,
+    not something to read through, and its end says which file."""
+    if len(path) <= QUOTE_MAX_CHARS:
+        return repr(path)
+    return f"{path[:60]!r}...{path[-100:]!r}"
+
+
+def path_too_long(exc: BaseException, home: Path | None = None) -> PathTooLong | None:
+    """The :class:`PathTooLong` that ``exc`` means, or None: the path it names, else ``home``
+    (the folder ov was writing in) as the one that is too long."""
+    codes = [exc.errno] if isinstance(exc, OSError) else _rust_os_errors(str(exc))
+    if errno.ENAMETOOLONG not in codes:
+        return None
+    filename = getattr(exc, "filename", None)
+    if isinstance(filename, (str, bytes, os.PathLike)):
+        return PathTooLong(filename)
+    return PathTooLong(home, under=True) if home is not None else None
+
+
 # --- runtime: the input is well formed but the store says no (exit 1) -------
 
 
@@ -542,10 +600,14 @@ def os_failure(exc: BaseException, home: Path) -> OvError | None:
     to another disk); a refused write is :class:`StoreNotWritable` only in ``home``, since a file
     elsewhere is the command's own to report. The CLI and the MCP server ask this of whatever
     reaches them untranslated, so both report it alike. A limit of the process's reached
-    (memory, threads, open files) is :func:`resource_exhausted`'s wherever it happens."""
+    (memory, threads, open files) is :func:`resource_exhausted`'s wherever it happens, and a path
+    the system refuses as too long :func:`path_too_long`'s."""
     limit = resource_exhausted(exc)
     if limit is not None:
         return limit
+    too_long = path_too_long(exc, home)
+    if too_long is not None:
+        return too_long
     written = home
     filename = getattr(exc, "filename", None)
     if isinstance(filename, str) and not Path(filename).is_relative_to(home):

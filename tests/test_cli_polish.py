@@ -730,6 +730,71 @@ def test_a_home_behind_a_folder_that_may_not_be_searched_names_that_folder(tmp_p
     assert raised.value.message.endswith(f"cannot be used: permission denied on {locked}")
 
 
+def _long_folder(base, size: int) -> str:
+    """A folder below ``base`` whose path is ``size`` bytes, in names of at most 200."""
+    rest = size - len(str(base)) - 1
+    names = []
+    while rest > 0:
+        names.append("d" * min(200, rest))
+        rest -= len(names[-1]) + 1
+    return str(base / "/".join(names))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="PATH_MAX as on POSIX")
+def test_a_path_over_path_max_under_a_long_home_is_path_too_long_and_changes_nothing(tmp_path, hermetic_env):
+    """(session 38's leftover) A home just under PATH_MAX passed its check, then a deeper file
+    ended in "internal error: File name too long" (the lock's release hid where it came from),
+    and the first write left a .git without a commit that `ov fsck` called a broken branch. Now
+    a path error (exit 2, path_too_long) naming the length and the limit, and nothing changed."""
+    src = tmp_path / "src" / "sub"
+    src.mkdir(parents=True)
+    (src / "readme.md").write_text("hello\n")
+
+    def run(home: str, *args: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ, OV_HOME=home)
+        return subprocess.run([sys.executable, "-m", "ov", *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+
+    def refused(proc: subprocess.CompletedProcess) -> dict:
+        assert proc.returncode == 2 and "internal error" not in proc.stderr, proc.stderr
+        error = json.loads(proc.stderr)["error"]
+        assert error["code"] == "path_too_long" and "limit of 4,096" in error["message"] and "(PATH_MAX)" in error["message"], error
+        return error
+
+    # No room for the repository's own objects: the account is not made at all.
+    home = _long_folder(tmp_path / "a", 4030)
+    for args in (["write", "viking://resources/a/b/c.md", "-c", "x"], ["add-resource", str(tmp_path / "src")]):
+        error = refused(run(home, *args, "--json"))
+        assert error["message"].endswith("that folder's path alone is 4,030 bytes"), error
+    assert not (Path(home) / "accounts" / "default" / ".git").exists()
+    assert run(home, "fsck").returncode == 0
+
+    # Room for the store, not for a deep file in it: the file's path is named, with its length.
+    home = _long_folder(tmp_path / "b", 3990)
+    assert run(home, "write", "viking://resources/a.md", "-c", "x").returncode == 0
+    deep = "viking://resources/" + "/".join(["e" * 50] * 3) + "/c.md"
+    error = refused(run(home, "write", deep, "-c", "x", "--json"))
+    assert error["message"].startswith("the path '") and "/c.md' is 4,175 bytes, over the system's limit of 4,096" in error["message"], error
+    fsck = run(home, "fsck")
+    assert fsck.returncode == 0 and "(2 commits" in fsck.stdout, fsck.stdout + fsck.stderr
+    assert not (Path(home) / "accounts" / "default" / "resources" / ("e" * 50)).exists()
+
+
+def test_enametoolong_is_path_too_long_wherever_it_comes_from(tmp_path):
+    """The MCP server and the CLI ask os_failure alike: the whole path over PATH_MAX, a name over
+    NAME_MAX, and tantivy's text say which limit; an error that names no file names the home."""
+    from ov.errors import EXIT_USAGE, PathTooLong, os_failure
+
+    deep = _long_folder(tmp_path, 4200) + "/c.md"
+    whole = os_failure(OSError(errno.ENAMETOOLONG, "File name too long", deep), tmp_path)
+    assert isinstance(whole, PathTooLong) and whole.exit_code == EXIT_USAGE
+    assert whole.message.endswith("/c.md' is 4,205 bytes, over the system's limit of 4,096 (PATH_MAX)"), whole.message
+    name = os_failure(OSError(errno.ENAMETOOLONG, "File name too long", str(tmp_path / ("n" * 300))), tmp_path)
+    assert "is 300 bytes, over the file system's limit of 255 (NAME_MAX)" in name.message
+    unnamed = os_failure(ValueError("Failed to open file for write: 'IoError { io_error: (os error 36) }'"), tmp_path)
+    assert isinstance(unnamed, PathTooLong) and unnamed.message.startswith(f"a file under '{tmp_path}' would have")
+    assert os_failure(OSError(errno.EIO, "I/O error"), tmp_path) is None
+
+
 # --- an empty HOME --------------------------------------------------------------------
 
 

@@ -384,12 +384,18 @@ class GitStore:
         from dulwich.repo import Repo
 
         self.worktree.mkdir(parents=True, exist_ok=True)
-        repo = _with_retrying_store(Repo.init(str(self.worktree), default_branch=b"main"))
-        tree = Tree()
-        repo.object_store.add_object(tree)
-        commit = self.make_commit(tree.id, [], message, author)
-        repo.object_store.add_object(commit)
-        repo.refs.set_if_equals(BRANCH, None, commit.id)
+        try:
+            repo = _with_retrying_store(Repo.init(str(self.worktree), default_branch=b"main"))
+            tree = Tree()
+            repo.object_store.add_object(tree)
+            commit = self.make_commit(tree.id, [], message, author)
+            repo.object_store.add_object(commit)
+            repo.refs.set_if_equals(BRANCH, None, commit.id)
+        except BaseException:
+            # A .git without its first commit (a path too long for its objects, a full disk) was
+            # taken by every later command for a repository whose branch does not resolve.
+            self.discard()
+            raise
         self._repo = repo
         return True
 

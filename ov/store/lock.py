@@ -39,6 +39,7 @@ written by its writer once the stop has spoken (:meth:`WriteLock.check_stop`).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -503,6 +504,11 @@ def _remove_request(queue: Path, name: str) -> None:
             os.unlink(queue / (name + suffix))
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            # A queue folder so deep that a suffix takes the path over PATH_MAX holds no such
+            # file; raised while the lock is let go, this hid the error that ended the command.
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
 
 
 def _older_than(path: Path, seconds: float) -> bool:
