@@ -139,13 +139,21 @@ def _is_replacement(name: str) -> bool:
     return name.startswith(TEMP_MARKER) and len(rest) == 12 and all(c in "0123456789abcdef" for c in rest)
 
 
+# How far ahead of this machine's clock a file just written may be dated: a network file system's
+# server dates what it stores by its own clock, and one a few minutes fast is common.
+CLOCK_SKEW_SECONDS = 600.0
+
+
 def untouched_for(mtime: float, now: float | None = None) -> float:
     """How long a file dated ``mtime`` has not been written, for a sweep of what killed writers
-    left. A date ahead of the clock counts by its distance as well: the clock stepped back after
-    the write (an NTP correction, a restored VM snapshot, a real-time clock in local time) or the
-    file came from a machine whose clock ran fast, and a negative age would keep it "just written"
-    until the clock caught up; a writer at work writes with today's clock."""
-    return abs((time.time() if now is None else now) - mtime)
+    left. A date up to :data:`CLOCK_SKEW_SECONDS` ahead of the clock is just written (0): on a
+    network file system whose server runs fast, a live lock or temporary file written a moment
+    ago is dated so, and a sweep outside the lock took it for old. A date further ahead counts
+    by its distance: the clock stepped back after the write (an NTP correction, a restored VM
+    snapshot, a real-time clock in local time) or the file came from a machine whose clock ran
+    fast, and a negative age would keep it "just written" until the clock caught up."""
+    age = (time.time() if now is None else now) - mtime
+    return 0.0 if -CLOCK_SKEW_SECONDS <= age < 0 else abs(age)
 
 
 def remove_stale_replacements(folder: Path, older_than: float = 0.0) -> list[Path]:
