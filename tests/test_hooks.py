@@ -1875,6 +1875,24 @@ def test_a_hook_command_line_this_ov_cannot_read_is_no_block(project, ov_home, h
     assert (line["host"], line["event"], line["outcome"]) == (host, event, "error") and line["error"].startswith(f"ov hook {host} {words[0]}")
 
 
+def test_an_interrupted_hook_exits_1_which_no_host_reads_as_a_deny(project, ov_home, monkeypatch, capsys):
+    """(session 38's leftover) Interrupted, `ov hook` exited 130 with "was interrupted" on
+    stderr: the Gemini CLI ov pins (0.61) reads any code but 0 and 1, with text, as a deny, and
+    refused the prompt. It exits 1, every host's non-blocking error, as a usage error does."""
+    from ov.cli.main import run
+    from ov.hosts import runtime
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runtime, "run", interrupted)
+    for host in ("gemini", "claude"):
+        assert run(["hook", host, "prompt-submit", "--json"]) == 1
+        assert "interrupted" in capsys.readouterr().err
+    monkeypatch.setattr("ov.cli.main._app_for", lambda args: lambda **kwargs: interrupted())
+    assert run(["ls", "viking://resources"]) == 130  # any other command: as a shell reports Ctrl-C
+
+
 def test_the_hook_process_does_not_load_the_command_line_stack(project, ov_home):
     probe = (
         "import sys, runpy\n"

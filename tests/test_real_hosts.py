@@ -488,6 +488,27 @@ def test_a_projects_hooks_answer_alone_and_defer_beside_the_users(request, tmp_p
     assert {r["event"] for r in skipped} >= {"session-start", "prompt-submit"}, _log(env)[seen:]
 
 
+def test_gemini_cli_keeps_its_turn_when_ovs_hook_is_interrupted(gemini_host, tmp_path):
+    """(session 38's leftover) The Gemini CLI ov pins (0.61) reads a hook's exit other than 0 and
+    1, when its output is text and not JSON, as a deny (its hookRunner; its docs say only 2 does).
+    Interrupted, `ov hook` exited 130 with "was interrupted" on stderr, and the prompt was
+    refused with no model request: it exits 1, and the turn goes on. The entry goes through the
+    command line's parser (`--scope=project`), the path an interrupt is reported on, and ov gets
+    a SIGINT while it waits on its stdin (held open here, as a slow host would)."""
+    env = _wire(gemini_host, tmp_path, "--scope", "project")
+    settings = json.loads(gemini_host.project_settings_path.read_text())
+    (group,) = settings["hooks"]["BeforeAgent"]
+    entry = group["hooks"][0]
+    ov = entry["command"].split(" exec ", 1)[1].split(" hook ", 1)[0]
+    entry["command"] = f"{{ cat; sleep 8; }} 2>/dev/null | timeout --preserve-status -s INT 5 {ov} hook gemini prompt-submit --scope=project"
+    entry["timeout"] = 30000
+    gemini_host.project_settings_path.write_text(json.dumps(settings, indent=2))
+    run = gemini_host.run(QUESTION).check()
+    assert [r for r in run.requests if gemini_host.stub.is_model_request(r)], run.stderr
+    assert run.stdout.strip() and "blocked" not in run.stderr.lower(), run.stderr
+    assert "ov-prompt-submit" in run.stderr and "timed out" not in run.stderr, run.stderr  # failed, not killed, and the turn went on
+
+
 @pytest.mark.parametrize("fixture", ["claude_host", "gemini_host"])
 def test_a_hook_entry_from_a_newer_ov_does_not_block_the_prompt(request, tmp_path, fixture):
     """An entry with an option this ov does not know (a newer ov's, after a downgrade): `ov hook`

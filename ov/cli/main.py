@@ -206,16 +206,24 @@ def _dispatch(args: list[str]) -> int:
         plain(exc.ctx.get_help())
         return 0
     except KeyboardInterrupt:
-        return _interrupted(args, as_json)
+        return _interrupted_exit(args, _interrupted(args, as_json))
     except BrokenPipeError:
         raise  # see run()
     except Exception as exc:  # noqa: BLE001 - the one edge where every failure becomes a message and a code
         code = _reported(exc, args, as_json)
         if code == EXIT_INTERRUPTED:
-            return code  # Ctrl-C is no failure of the command's, whatever its convention
+            return _interrupted_exit(args, code)  # Ctrl-C is no failure of the command's, whatever its convention
         command = _command_named(args)[1]
         own = getattr(command.cls, "failure_exit", None) if command is not None else None
         return code if own is None else own
+
+
+def _interrupted_exit(args: list[str], code: int) -> int:
+    """The exit code of an interrupted command: 130, unless its callers read that code as
+    something else (``ov hook``: Gemini CLI denies the prompt on any code but 0 and 1)."""
+    command = _command_named(args)[1]
+    own = getattr(command.cls, "interrupted_exit", None) if command is not None else None
+    return code if own is None else own
 
 
 def _reported(exc: Exception, args: list[str], as_json: bool) -> int:

@@ -103,6 +103,9 @@ class OvCommand(_ParsedInterruptibly, TyperCommand):
     # The exit code of every failure (an interrupt aside), for a command whose callers know a
     # convention of its own; None: each error's own code (1 runtime, 2 bad input).
     failure_exit: int | None = None
+    # The exit code of an interruption (Ctrl-C), for a command whose callers read 130 otherwise;
+    # None: 130, as a shell reports a command Ctrl-C stopped.
+    interrupted_exit: int | None = None
     # What --json does where the command's output is never ov's JSON (a hook's answer, MCP's
     # protocol): only a failure before it runs is reported as JSON. None: the common help.
     json_help: str | None = None
@@ -182,6 +185,9 @@ class HookCommand(OvCommand):
     indexes_after_write = False  # a hook starts the jobs it needs itself
     json_help = "Report a usage error as JSON (the hook answers in its host's format whatever this says)."
     failure_exit = 1
+    # Interrupted (a SIGINT sent to the hook alone), 130 with its message on stderr was a deny to
+    # Gemini CLI 0.61, which reads any code but 0 and 1 with text as one: the prompt was refused.
+    interrupted_exit = 1
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         given = list(args)  # click's parser consumes the list it is given
