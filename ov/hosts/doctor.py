@@ -7,13 +7,11 @@ found on PATH, Codex has the review of ov's hooks on record (and, for a project'
 trusts the project: it loads nothing of an untrusted project's ``.codex/``), Cursor is not
 answered twice, and the last hook run of that host, from the hook log, with its outcome
 ("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
-host would start it and must list its tools; a project's only when its command line is the one
-this ov writes there (a project's file comes with whatever repository was cloned: a diagnostic
-runs none of its code). A host's file that does not parse is a failure
-with its line (whether ov's entries are in it cannot be told, and an install would refuse it);
-a file ov's receipt names and that was removed by hand (or that an install killed half-way never
-wrote), and ov's server left where an earlier ov registered it (``~/.claude.json`` under
-$CLAUDE_CONFIG_DIR), are warnings. Each finding that is not ok names what fixes it. A backup or a
+host would start it and must list its tools (:mod:`ov.hosts.mcpcheck`). A host's file that
+does not parse is a failure with its line (whether ov's entries are in it cannot be told, and an
+install would refuse it); a file ov's receipt names and that was removed by hand (or that an
+install killed half-way never wrote), and ov's server left where an earlier ov registered it
+(``~/.claude.json`` under $CLAUDE_CONFIG_DIR), are warnings. Each finding that is not ok names what fixes it. A backup or a
 temporary file a killed install left beside a host's file is not reported: the next install or
 uninstall settles it. Nothing here changes anything.
 """
@@ -28,21 +26,18 @@ from pathlib import Path
 
 from ov.errors import InvalidInput
 from ov.health.doctor import Check
-from ov.home import expand_user, user_home
-from ov.hosts import hooklog, install
+from ov.hosts import hooklog, install, mcpcheck
 from ov.hosts.host import load
 from ov.hosts.jsonc import ConfigFileInvalid
+from ov.hosts.mcpcheck import PUT_ON_PATH
 from ov.wording import a, counted
 
-MCP_PROBE_SECONDS = 10.0
-# A project's portable entries start `ov` by name: each machine needs its own ov on PATH.
 # How each host runs a hook's command line on Windows (docs/hosts.md, "On Windows", with the
 # sources): where it is no POSIX shell, an entry written on macOS or Linux that starts with `env`
 # (a project's `env OV_HOOK_SCOPE=project ov hook …`) or with Gemini's bash guard cannot start.
 # Claude Code runs them through Git Bash (PowerShell only without it), which has `env`; Cursor
 # does not say, and is named as unknown rather than guessed.
 _WINDOWS_HOOK_SHELLS = {"codex": "cmd.exe (%COMSPEC% /C)", "gemini": "PowerShell (powershell.exe -NoProfile -Command)", "cursor": "a shell Cursor does not document"}
-_PUT_ON_PATH = "put ov on PATH (e.g. `pipx install ovctx`, or link the virtualenv's bin/ov into ~/.local/bin): the entry names no path, so each machine runs its own ov"
 
 
 def checks(home_root: Path, project: Path, env=None) -> list[Check]:
@@ -99,13 +94,13 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
                     unreadable.add(spec.path)
                 continue
             if command:
-                out.append(_mcp_check(spec, command, env, hooks_pin.get((host, scope))))
+                out.append(mcpcheck.server_check(spec, command, env, hooks_pin.get((host, scope))))
                 if host == "codex" and scope == "project" and not any(c.name == _CODEX_PROJECT_TRUST for c in out):
                     out.append(_codex_project_trust(spec, env, "ov's MCP server"))
             else:
                 gone = _gone(spec, receipts)
                 out.extend([gone] if gone is not None else [])
-            out.extend(_mcp_leftovers(spec, project, env))
+            out.extend(mcpcheck.leftovers(spec, project, env))
     if {"claude", "cursor"} <= wired:
         out.append(Check("cursor channel", "ok", "Cursor also runs Claude Code's hooks; ov answers only Cursor's own"))
     return out
@@ -158,25 +153,6 @@ def _gone(spec: install.Spec, receipts: Path) -> Check | None:
     return Check(name, "warn", f"{spec.path} no longer exists, but ov's receipt says {detail}", fix)
 
 
-def _mcp_leftovers(spec: install.Spec, project: Path, env) -> list[Check]:
-    """ov's server where this ov does not register it now (``~/.claude.json`` under
-    $CLAUDE_CONFIG_DIR): an earlier ov's, or the one of the profile Claude Code reads without the
-    variable. Uninstalling the server takes it out; a file there that does not parse is none of
-    its business, nor of doctor's."""
-    out = []
-    for former in install.former_mcp_specs(spec.host, spec.scope, project, env):
-        try:
-            command = install.registered_mcp(former)
-        except InvalidInput:
-            continue
-        if command:
-            flags = f"--host {spec.host} --scope {spec.scope}"
-            detail = f"{former.path} still registers ov's server (an earlier ov wrote it there whatever $CLAUDE_CONFIG_DIR said); this ov registers it in {spec.path}"
-            fix = f"if Claude Code without $CLAUDE_CONFIG_DIR is a profile you use, it is that profile's: leave it; else ov uninstall mcp {flags}, then ov install mcp {flags}"
-            out.append(Check(f"{spec.host} mcp leftover", "warn", detail, fix))
-    return out
-
-
 def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: list[str], env, project: Path) -> Check:
     name = f"{spec.host} hooks ({spec.scope})"
     if spec.shape != "plugin":
@@ -190,7 +166,7 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         return Check(name, "fail", f"{spec.path} runs {gone[0]}, which no longer exists", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     unfound = sorted(p for p in programs if not os.path.isabs(p) and install.on_path(p, env) is None)
     if unfound:
-        return Check(name, "warn", f"{spec.path} runs `{unfound[0]}` by name, and PATH has no {unfound[0]}", _PUT_ON_PATH)
+        return Check(name, "warn", f"{spec.path} runs `{unfound[0]}` by name, and PATH has no {unfound[0]}", PUT_ON_PATH)
     others = sorted(p for p in programs if not install.same_file(_where(p, env), current[0]))
     if others:
         said = ", ".join(p if os.path.isabs(p) else f"{p} (on PATH: {_where(p, env)})" for p in others)
@@ -211,7 +187,7 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         detail = f"{spec.path}: {counted(len(flagged), 'entry', 'entries')} say `--scope project`, which an ov from before 2026-12-05 refuses with exit 2: a teammate's or a downgraded ov blocks every prompt"
         return Check(name, "warn", detail, f"ov install hooks --host {spec.host} --scope {spec.scope}, then commit the file")
     pins = install.hook_env(commands[0])
-    differs = sorted(k for k in install.SERVER_ENV if _selects(pins).get(k) != _selects(install.server_env(env)).get(k)) if pins else []
+    differs = sorted(k for k in install.SERVER_ENV if mcpcheck.selects(pins).get(k) != mcpcheck.selects(install.server_env(env)).get(k)) if pins else []
     if differs:
         # What the hooks record goes where they are pinned; this ov (its `hooks log`, its store) looks elsewhere.
         said = ", ".join(f"{k}={pins[k]}" if k in pins else f"no {k}" for k in differs)
@@ -262,89 +238,6 @@ def _scopes_check(host: str, project: Path, env) -> Check:
     if host == "opencode":
         return Check(name, "warn", detail, f"keep one: ov uninstall hooks --host {host} --scope user (or --scope project)")
     return Check(name, "warn", detail, f"ov install hooks --host {host} --scope project  (its entries then defer to yours)")
-
-
-def _mcp_check(spec: install.Spec, command: list[str], env, hooks_pin: dict[str, str] | None = None) -> Check:
-    """Start the registered server as the host would and ask it for its tools (bounded).
-    ``hooks_pin``: the home and identity the host's hooks in the same scope pin, when installed."""
-    import json
-    import subprocess
-
-    name = f"{spec.host} mcp ({spec.scope})"
-    fix = f"ov install mcp --host {spec.host} --scope {spec.scope}"
-    registered = command
-    if not os.path.isabs(command[0]):
-        found = install.on_path(command[0], env)
-        if found is None:
-            return Check(name, "warn", f"{spec.path} starts `{command[0]}` by name, and PATH has no {command[0]}", _PUT_ON_PATH)
-        command = [found, *command[1:]]  # what a host started with this PATH would start
-    elif not _runs(command[0]):
-        return Check(name, "fail", f"{spec.path} starts {command[0]}, which no longer exists", fix)
-    if spec.scope == "project" and not install.is_installed_server(registered, spec.scope, env):
-        # A project's file comes with whatever repository was cloned: a diagnostic runs none of its code.
-        detail = f"{spec.path}: not started (a project's file, and not the command line this ov writes there: {shlex.join(registered)}); run it yourself to check, if you trust it"
-        return Check(name, "warn", detail, f"{fix}  (writes this ov's own entry)")
-    requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ov doctor", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
-    data = "".join(json.dumps(r) + "\n" for r in requests).encode()
-    try:
-        # PYTHONSAFEPATH: a `python -m ov` entry would import an `ov` package from the folder doctor
-        # runs in (a checkout) before the installed one.
-        proc = subprocess.run(command, input=data, capture_output=True, timeout=MCP_PROBE_SECONDS, env={**os.environ, "PYTHONSAFEPATH": "1"})
-        answers = [json.loads(line) for line in proc.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
-        tools = next(a["result"]["tools"] for a in answers if a.get("id") == 2)
-    except (OSError, subprocess.TimeoutExpired, ValueError, StopIteration, KeyError, TypeError) as exc:
-        return Check(name, "fail", f"{' '.join(command)} does not list its tools ({type(exc).__name__})", fix)
-    # The entry pins the store and identity the install ran with, and so do the hooks this ov
-    # installs with it; hooks that pin nothing (an older ov's, a project's) act on the host's
-    # environment, like this ov. Two stores would split what the agent reads from what it records.
-    pinned = install.registered_mcp_env(spec)
-    if hooks_pin:
-        here, unlike = hooks_pin, "unlike the home and identity its hooks pin"
-    else:
-        here, unlike = install.server_env(env), "unlike this ov's environment"
-    chosen_pinned, chosen_here = _selects(pinned), _selects(here)
-    differs = sorted(k for k in install.SERVER_ENV if chosen_pinned.get(k) != chosen_here.get(k))
-    if differs:
-        said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
-        if spec.scope == "project":  # a project's entry pins nothing (install.pinned_env): the host's environment must carry them
-            fix = f"set {', '.join(differs)} where the host starts, or register in user scope: ov install mcp --host {spec.host}"
-        elif hooks_pin:
-            fix = f"ov install hooks --host {spec.host} --with-mcp  (both from one environment, with its --account, --user, --peer)"
-        else:
-            fix += "  (from the environment the hooks run in)"
-        return Check(name, "warn", f"{spec.path} starts the server with {said}, {unlike}", fix)
-    if install.registered_mcp_required(spec):
-        # What an older ov wrote: it works today, and stops Codex from starting the day ov cannot.
-        detail = f"{spec.path} marks ov's server `required = true`: Codex will not start at all while the server cannot"
-        return Check(name, "warn", detail, f"{fix}  (writes the entry without it)")
-    detail = f"{spec.path}: starts and lists {len(tools)} tools"
-    if install.registered_mcp_untrusted(spec):
-        # Not a warning: an interactive Gemini CLI asks, and that may be how the user wants it.
-        detail += f"; not trusted, so Gemini CLI offers them only after asking, and headless runs never (`ov install mcp --host gemini --scope {spec.scope} --trust` trusts it)"
-    return Check(name, "ok", detail)
-
-
-def _selects(values: dict[str, str]) -> dict[str, str]:
-    """What a server's variables select, so that two spellings of one choice compare equal: the
-    home as a resolved path, and nothing for a value that is the default anyway (``OV_HOME=~/.ov``,
-    ``OV_USER=default``)."""
-    from ov.identity import DEFAULT_ID
-
-    out = {}
-    for name, value in values.items():
-        if name == "OV_HOME":
-            value = os.path.realpath(expand_user(value))
-            user = user_home()
-            if user is not None and value == os.path.realpath(user / ".ov"):
-                continue
-        elif name in ("OV_ACCOUNT", "OV_USER") and value == DEFAULT_ID:
-            continue
-        out[name] = value
-    return out
 
 
 _CODEX_PROJECT_TRUST = "codex trust (project)"
