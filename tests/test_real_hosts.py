@@ -495,7 +495,7 @@ def test_gemini_cli_keeps_its_turn_when_ovs_hook_is_interrupted(gemini_host, tmp
     refused with no model request: it exits 1, and the turn goes on. The entry goes through the
     command line's parser (`--scope=project`), the path an interrupt is reported on, and ov gets
     a SIGINT while it waits on its stdin (held open here, as a slow host would)."""
-    env = _wire(gemini_host, tmp_path, "--scope", "project")
+    _wire(gemini_host, tmp_path, "--scope", "project")
     settings = json.loads(gemini_host.project_settings_path.read_text())
     (group,) = settings["hooks"]["BeforeAgent"]
     entry = group["hooks"][0]

@@ -176,18 +176,20 @@ def test_a_date_a_few_minutes_ahead_is_just_written_to_sweeps_outside_the_lock(t
     live lock or temporary file written a moment ago is dated ahead; counted by its distance it
     looked minutes old, and a sweep outside the lock removed it under its writer. Up to ten
     minutes ahead is skew (age 0); further ahead is old, as a clock stepped back leaves it."""
-    from ov.files import CLOCK_SKEW_SECONDS, remove_stale_replacements, replacement_beside, untouched_for
+    from ov import files
     from ov.store import lock as locks
 
-    assert CLOCK_SKEW_SECONDS == 600.0
+    untouched_for = files.untouched_for
+
+    assert files.CLOCK_SKEW_SECONDS == 600.0
     assert untouched_for(1000.0, now=400.0) == untouched_for(1180.0, now=1000.0) == untouched_for(1000.0, now=1000.0) == 0.0
-    assert untouched_for(1000.0 + CLOCK_SKEW_SECONDS + 1, now=1000.0) == CLOCK_SKEW_SECONDS + 1
+    assert untouched_for(1601.0, now=1000.0) == 601.0
     assert untouched_for(400.0, now=1000.0) == 600.0  # the past as it always was
-    (tmp, fd) = replacement_beside(tmp_path / "settings.json")
+    (tmp, fd) = files.replacement_beside(tmp_path / "settings.json")
     os.close(fd)
     skewed = time.time() + 180  # the server's clock three minutes fast
     os.utime(tmp, (skewed, skewed))
-    assert remove_stale_replacements(tmp_path, older_than=60) == [] and tmp.exists()
+    assert files.remove_stale_replacements(tmp_path, older_than=60) == [] and tmp.exists()
     ticket = tmp_path / "01796564874964022329-21510-af5a3a.op"
     ticket.write_text("{}")
     os.utime(ticket, (skewed, skewed))
