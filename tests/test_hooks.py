@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import shutil
+import signal
 import threading
 import time
 from pathlib import Path
@@ -1891,6 +1892,31 @@ def test_an_interrupted_hook_exits_1_which_no_host_reads_as_a_deny(project, ov_h
         assert "interrupted" in capsys.readouterr().err
     monkeypatch.setattr("ov.cli.main._app_for", lambda args: lambda **kwargs: interrupted())
     assert run(["ls", "viking://resources"]) == 130  # any other command: as a shell reports Ctrl-C
+
+
+@pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="reads where the process waits from /proc")
+def test_a_hook_interrupted_on_the_direct_path_says_so_in_one_line_and_exits_1(project, ov_home):
+    """A Ctrl-C in the host's terminal reaches its hook. `ov hook HOST EVENT` skips the typer app
+    (ov.cli.entry._hook), so HookCommand's exit 1 did not apply: Python printed a traceback,
+    which Gemini CLI showed the user, and the process died by the signal."""
+    for host in ("gemini", "claude"):
+        proc = subprocess.Popen([sys.executable, "-m", "ov", "hook", host, "prompt-submit"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+        try:
+            # Interrupted while it waits for the host's JSON (a read of descriptor 0), not while
+            # Python starts, which no handler of ov's can cover.
+            waiting = Path(f"/proc/{proc.pid}/syscall")
+            for _ in range(6000):
+                if waiting.read_text().startswith("0 0x0 "):
+                    break
+                time.sleep(0.01)
+            else:
+                pytest.fail("the hook never read its stdin")
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        assert proc.returncode == 1, (proc.returncode, err)
+        assert err.decode().strip() == f"ov hook {host} prompt-submit was interrupted" and out == b""
 
 
 def test_the_hook_process_does_not_load_the_command_line_stack(project, ov_home):

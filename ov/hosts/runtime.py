@@ -67,8 +67,20 @@ class HookTimeout(BaseException):
 
 
 def main(host_name: str, event: str, scope: str = "user") -> int:
-    """The hook process: stdin to stdout, always exit 0 (a command line it cannot read: ov.cli.runtime.HookCommand)."""
-    run(host_name, event, scope=scope, deliver=_deliver)
+    """The hook process: stdin to stdout, exit 0 (a command line it cannot read: ov.cli.runtime.HookCommand).
+
+    Ctrl-C in the host's terminal reaches the hook too (same process group). Unhandled, Python
+    printed a traceback, which Gemini CLI showed the user, and died by the signal. Said in one
+    line with exit 1 instead, as the typer path's HookCommand does: every host's non-blocking
+    error (Gemini CLI 0.61 denies the prompt on any other code with text)."""
+    try:
+        run(host_name, event, scope=scope, deliver=_deliver)
+    except KeyboardInterrupt:
+        try:
+            sys.stderr.write(f"ov hook {host_name} {event} was interrupted\n")
+        except (OSError, ValueError):
+            pass  # the host is gone with its end of the pipe
+        return 1
     return 0
 
 
