@@ -739,8 +739,10 @@ CASES = [
                    "You said my editor is Emacs."]], {}, None, id="what-someone-else-says-i-am"),
     pytest.param([['Add a user whose bio is "I am a data scientist and I work at Initech".',
                    "Set the placeholder to 'I'm a teapot and I work at Acme'."]], {}, None, id="a-quotation-inside-a-sentence"),
-    pytest.param(["Add a fixture user whose bio reads: I am a data scientist and I work at Initech"],
-                 {f"events/{TODAY:%Y/%m/%d}/add_fixture_user.md": "- Add a fixture user whose bio reads: I am a data scientist and I work at Initech"},
+    # (mem19: the task for now keeps nothing; the bio said as a fact is a note)
+    pytest.param([("refused", "Add a fixture user whose bio reads: I am a data scientist and I work at Initech"),
+                  "The fixture user's bio reads: I am a data scientist and I work at Initech"],
+                 {f"events/{TODAY:%Y/%m/%d}/fixture_user_s_bio.md": "- The fixture user's bio reads: I am a data scientist and I work at Initech"},
                  None, id="a-quoted-bio-asked-to-be-kept-is-a-note"),
     # (found by an audit) what was pasted: an email, a letter, a chat log, a review comment, a git
     # log; and what is framed as made up. None of it may become, or replace, the user's memory.
@@ -957,11 +959,10 @@ CASES = [
     pytest.param([["My current branch is feature/login. I'm out sick. My laptop is at home. I'm a data engineer."]],
                  {"profile.md": "- Is a data engineer"}, None, id="states-of-the-moment-in-a-session"),
     # --- a task for now is no standing instruction: "all" sweeps what exists, a verb of doing names a thing in view
-    pytest.param(["Upgrade all packages", "Run the linter", "Run linters before every push", "Write commit messages in English",
+    # (mem19: and keeps nothing, not even a dated note: see ov.sessions.memory.moment)
+    pytest.param([("refused", "Upgrade all packages"), ("refused", "Run the linter"), "Run linters before every push", "Write commit messages in English",
                   "Write the docs with MkDocs"],
-                 {f"events/{TODAY:%Y/%m/%d}/upgrade_all_packages.md": "- Upgrade all packages",
-                  f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
-                  "preferences/default/run_linters.md": "- Run linters before every push",
+                 {"preferences/default/run_linters.md": "- Run linters before every push",
                   "preferences/default/write_commit_messages.md": "- Write commit messages in English",
                   "preferences/default/write_docs.md": "- Write the docs with MkDocs"}, None, id="a-task-for-now"),
     # --- casual typing: a contraction without its apostrophe, a key of the user's setup without "my"
@@ -1016,14 +1017,12 @@ CASES = [
                   "preferences/default/double_quotes.md": "- Use double quotes in Python", "preferences/default/single_quotes.md": "- Use single quotes in Go"},
                  None, id="an-instruction-ends-its-rivals"),
     # --- an imperative of the work said to hold in general is an instruction; a one-off task is a note
-    pytest.param(["Run the full test suite before every release", "Refactor the login form", "Don't use tabs, it breaks the YAML linter"],
+    pytest.param(["Run the full test suite before every release", ("refused", "Refactor the login form"), "Don't use tabs, it breaks the YAML linter"],
                  {"preferences/default/run_full_test.md": "- Run the full test suite before every release",
-                  f"events/{TODAY:%Y/%m/%d}/refactor_login_form.md": "- Refactor the login form",
                   "preferences/default/tabs.md": "- Don't use tabs"}, None, id="a-general-imperative-is-an-instruction"),
     # ... while a task on things in view stays a note, and a file or a version is no address
-    pytest.param(["Add all the files", "Create a new branch", "The bug is in auth.py", "Version is at 1.2.3"],
-                 {f"events/{TODAY:%Y/%m/%d}/{name}.md": f"- {text}" for name, text in (
-                     ("add_all_files", "Add all the files"), ("create_new_branch", "Create a new branch"), ("bug", "The bug is in auth.py"),
+    pytest.param([("refused", "Add all the files"), ("refused", "Create a new branch"), "The bug is in auth.py", "Version is at 1.2.3"],
+                 {f"events/{TODAY:%Y/%m/%d}/{name}.md": f"- {text}" for name, text in (("bug", "The bug is in auth.py"),
                      ("version", "Version is at 1.2.3"))}, None, id="a-task-in-view-a-file-or-a-version-stay-notes"),
     # --- a thing whose place is an address is a system; "the cluster" is the one cluster stored ------
     pytest.param(["Grafana is at grafana.internal:3000", "Grafana is at grafana.corp.example.com", "Bob is in Berlin"],
@@ -1727,9 +1726,8 @@ CASES = [
                   "preferences/default/light_theme.md": "- Prefers light theme",
                   "preferences/default/snake_case.md": "- Prefers snake_case"}, None,
                  id="a-bare-choice-is-a-preference"),
-    pytest.param(["run the linter please", "the full log please", "moved over to uv", "Actually I prefer Go over Python"],
-                 {f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
-                  f"events/{TODAY:%Y/%m/%d}/full_log.md": "- The full log",
+    pytest.param([("refused", "run the linter please"), "the full log please", "moved over to uv", "Actually I prefer Go over Python"],
+                 {                  f"events/{TODAY:%Y/%m/%d}/full_log.md": "- The full log",
                   "profile.md": "- Moved over to uv",  # (the user's change, its "I" dropped: mem18b)
                   "preferences/default/go.md": "- Prefers Go over Python"}, None,
                  id="an-ask-or-a-happening-is-no-bare-choice"),
@@ -1845,12 +1843,66 @@ CASES = [
     pytest.param(["Wir nutzen Renovate für Updates", "Usamos Sentry para errores"],
                  {"profile.md": "- Team uses Renovate für Updates\n- Team uses Sentry para errores"}, None,
                  id="we-use-in-another-language"),
-    # (mem18c) a thanks with fillers keeps nothing; asked to remember, a task for now stays a dated note,
-    # and in a session neither it nor the thanks is kept
-    pytest.param([("refused", "haha ok it works now, thanks"), "run the linter and fix whatever it flags",
+    # (mem18c) a thanks with fillers keeps nothing; (mem19) a task for now keeps nothing either, asked
+    # to remember or not: it was a prompt for the agent, and a note of it would be recalled as still to do
+    pytest.param([("refused", "haha ok it works now, thanks"), ("refused", "run the linter and fix whatever it flags"),
                   ["run the linter and fix whatever it flags", "lol ok that did it, thanks!"]],
-                 {f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter and fix whatever it flags"}, None,
-                 id="a-thanks-keeps-nothing-a-task-is-a-note-only-when-asked"),
+                 {}, None, id="a-thanks-and-a-task-for-now-keep-nothing"),
+    # (mem19) thinking aloud keeps nothing; a task made standing, a reminder for a day, or one naming
+    # a thing to think about is kept; a statement opening on a name that is also a verb is no task
+    pytest.param([("refused", "mmm, alright, let me sleep on it"), ("refused", "please tidy up the imports in that module"),
+                  ("refused", "ok now bump the version and rerun the build"),
+                  "sort the imports before every release", "rerun the nightly job on Thursday", "Build caches live on the shared runner"],
+                 {"preferences/default/sort_imports.md": "- Sort the imports before every release",
+                  f"events/{TODAY:%Y/%m/%d}/rerun_nightly_job.md": "- Rerun the nightly job on Thursday",
+                  f"events/{TODAY:%Y/%m/%d}/build_caches_live.md": "- Build caches live on the shared runner"}, None,
+                 id="thinking-aloud-and-a-task-for-now-keep-nothing-a-standing-one-is-kept"),
+    # (mem19) the verbs that leave one thing for another are a switch; a drop for a purpose or a reason is none
+    pytest.param(["My terminal is Alacritty", "I've dropped Alacritty in favour of WezTerm", "I use pip", "I moved off pip to uv",
+                  "I dropped support for Node 16", "My editor is Emacs", "I gave up Emacs to learn Rust"],
+                 {"profile.md": "- Terminal: WezTerm\n- Uses uv\n- Editor: Emacs",
+                  f"events/{TODAY:%Y/%m/%d}/support.md": "- I dropped support for Node 16",
+                  f"events/{TODAY:%Y/%m/%d}/up_emacs.md": "- I gave up Emacs to learn Rust"}, None,
+                 id="a-thing-left-for-another-is-a-switch"),
+    # (mem19) a key verb typed with one letter wrong; not a word of its own one letter away ("refer", "liked")
+    pytest.param(["i prefere tabs", "I perfer short answers", "I refer to the style guide for naming", "I liked the old dashboard"],
+                 {"preferences/default/tabs.md": "- Prefers tabs", "preferences/default/short_answers.md": "- Prefers short answers",
+                  "profile.md": "- Refers to the style guide for naming",
+                  f"events/{TODAY:%Y/%m/%d}/old_dashboard.md": "- I liked the old dashboard"}, None,
+                 id="a-key-verb-typed-with-one-letter-wrong"),
+    # (mem19) "No X, thanks" is a thing not wanted, for good; not one of the moment
+    pytest.param(["No trailing whitespace in Markdown files, thanks", "please, no semicolons in TypeScript", "No errors this time, thanks"],
+                 {"preferences/default/trailing_whitespace.md": "- Avoid trailing whitespace in Markdown files",
+                  "preferences/default/semicolons.md": "- Avoid semicolons in TypeScript",
+                  f"events/{TODAY:%Y/%m/%d}/errors_this_time.md": "- No errors this time"}, None,
+                 id="no-x-thanks-is-a-thing-not-wanted"),
+    # (mem19) a way of working said as a fact of the repo or the team, with no "we": a convention; not
+    # how things go there, nor a rule with no place said
+    pytest.param(["Branch names start with the ticket key in this repo", "Hotfixes need a second reviewer here", "The builds here are slow",
+                  "PRs need two approvals"],
+                 {"preferences/default/branch_names.md": "- Branch names start with the ticket key in this repo (team convention)",
+                  "preferences/default/hotfixes.md": "- Hotfixes need a second reviewer here (team convention)",
+                  f"events/{TODAY:%Y/%m/%d}/builds_here.md": "- The builds here are slow",
+                  f"events/{TODAY:%Y/%m/%d}/prs.md": "- PRs need two approvals"}, None,
+                 id="a-convention-said-as-a-fact-of-the-repo"),
+    # (mem19) the team's upgrade replaces the version it was on; a line saying more is left, and the
+    # new one said beside it; a version corrected over three steps ends with the last
+    pytest.param([("stored", "profile.md", "- Team is on Postgres 14"), "we upgraded to Postgres 16", "We're on MySQL 5.7 and Redis 6",
+                  "we bumped to Redis 7"],
+                 {"profile.md": "- Team is on Postgres 16\n- Team is on MySQL 5.7 and Redis 6\n- Team is on Redis 7"}, None,
+                 id="an-upgrade-replaces-the-version-the-team-was-on"),
+    pytest.param(["We're on Kotlin 1.8", "we went to Kotlin 1.9 last month", "correction: it's Kotlin 2.0, not 1.9"],
+                 {"profile.md": "- Team is on Kotlin 2.0"}, None, id="a-version-corrected-over-three-steps-ends-with-the-last"),
+    # (mem19) Italian, Dutch and Polish openings; a word of theirs opening an English text is left alone
+    pytest.param(["Mi chiamo Lorenzo e lavoro presso Satispay"], {"profile.md": "- Name: Lorenzo\n- Works at Satispay"}, None,
+                 id="italian-openings"),
+    pytest.param(["Ik woon in Gent en ik werk bij Showpad", "Schrijf altijd tests voor nieuwe endpoints"],
+                 {"profile.md": "- Lives in Gent\n- Works at Showpad",
+                  "preferences/default/write_tests_voor.md": "- Always write tests voor nieuwe endpoints"}, None, id="dutch-openings-and-order"),
+    pytest.param(["Nazywam się Ola i pracuję jako tester", "Sono Motors builds solar cars", "Heet water scalds"],
+                 {"profile.md": "- Name: Ola\n- Works as tester",
+                  f"events/{TODAY:%Y/%m/%d}/sono_motors_builds.md": "- Sono Motors builds solar cars",
+                  f"events/{TODAY:%Y/%m/%d}/heet_water_scalds.md": "- Heet water scalds"}, None, id="polish-openings-and-lookalikes-left-alone"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

@@ -136,6 +136,16 @@ def remember(
             hint='say what to remember as a statement ("Remember that the login test is flaky"), or as a dated note ({type=events})',
             arguments={"type"},
         )
+    from ov.sessions.memory.moment import of_the_moment
+
+    if memory_type is None and candidates and all(c.memory_type == "events" for c in candidates) and of_the_moment(without_ask(text)):
+        # "refactor this function to ...", "hmm ok let me think about it": a prompt for the agent or
+        # thinking aloud, sent here; kept, it would be recalled later as a task still to do.
+        raise InvalidInput(
+            "could not turn the text into a memory: it is a task for now or thinking aloud, with nothing that holds later",
+            hint='say how to work for good ("Always run the tests before committing"), or keep it as a dated note ({type=events})',
+            arguments={"type"},
+        )
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
     if not candidates and memory_type is not None:  # only entities: the other text types keep any text

@@ -162,11 +162,35 @@ def preferred(clause: str) -> str:
     return clause
 
 
+# "No emojis in commit messages, thanks", "please, no trailing commas": a thing not wanted, for good,
+# which "avoid" says as an instruction. Not an answer's "no" ("No worries, thanks", "No need, thanks",
+# "No luck so far, thanks"), nor one of the moment ("no errors this time, thanks").
+_NO_THANKS_RE = re.compile(
+    r"(?i)^(?:(?P<please>please|pls|plz)[,\s]+)?no\s+(?P<x>[^\W\d][^,;:!?]{0,80}?)"
+    r"(?:(?P<thanks>(?:[\s,]+(?:thanks|thank\s+you|thx|please|pls|plz|for\s+me))+)[\s.!]*|[\s.!]*)$"
+)
+_NOT_UNWANTED = frozenset((
+    "worries", "worry", "problem", "problems", "prob", "probs", "idea", "luck", "way", "thanks", "need", "rush", "hurry", "clue",
+    "pressure", "doubt", "one", "longer", "more", "matter", "wonder", "kidding", "change", "changes", "offense", "offence", "big",
+    "biggie", "sweat", "stress", "reason", "questions", "question", "comment", "comments", "objection", "objections", "difference",
+    "chance", "time", "help", "issue", "issues", "i", "it", "that", "this", "not", "go", "dice", "joke", "deal", "bother",
+))
+_OF_THE_MOMENT = re.compile(r"(?i)\b(?:this|that|now|today|yet|so\s+far|any\s?more|anymore|here|there|left|found|again)\b")
+
+
 def asked_for(clause: str) -> str | None:
     """"dark mode please" (given to be remembered, before its "please" is taken off as a courtesy)
-    as "I prefer dark mode"; None for any other clause."""
+    as "I prefer dark mode"; "No emojis in commit messages, thanks" as "Avoid emojis in commit
+    messages"; None for any other clause."""
     please = _PLEASE_RE.match(clause)
-    return f"I prefer {please.group('a')}" if please and _a_choice(please.group("a")) else None
+    if please and _a_choice(please.group("a")):
+        return f"I prefer {please.group('a')}"
+    unwanted = _NO_THANKS_RE.match(clause)
+    if unwanted and (unwanted.group("please") or unwanted.group("thanks")):
+        x = unwanted.group("x").strip()
+        if x.split()[0].lower() not in _NOT_UNWANTED and len(x.split()) <= 10 and not _OF_THE_MOMENT.search(x) and _a_choice(x):
+            return f"Avoid {x}"
+    return None
 
 
 # ... or a shorter name that will do ("Pri is fine too", "Pri works", "Pri for short").

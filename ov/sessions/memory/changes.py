@@ -21,9 +21,20 @@ _CHANGE_FROM_TO_RE = re.compile(
     r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
     re.I,
 )
-# "we replaced ArgoCD with Flux", "I swapped Jest for Vitest".
+# "we replaced ArgoCD with Flux", "I swapped Jest for Vitest"; and the verbs that leave one thing for
+# another: "I've ditched VS Code for Cursor", "we dropped Jenkins in favour of Buildkite", "I gave up
+# Vim for Helix", "we moved off Heroku to Fly.io", "I traded my Pixel for an iPhone". What is left is
+# a thing of its own (never "support", "the table", "it"), and what it is left for one too, not
+# a purpose or a time ("for the release", "for now", "for good": what a drop is for is no
+# replacement, so the drop is no switch).
+_NOT_A_THING = r"(?!(?:support|the|a|an|this|that|these|those|it|them|everything|all)\b)"
+_NOT_A_CHOICE = r"(?!\s+(?:now|good|ever|a\s+while|the|this|that|these|those|it|them|some|my|our|today|a|an)\b)"
+# ("to" only after a move: "I dropped Vim to focus on Rust" says why, not what came instead)
+_LEFT = (rf"(?:ditched|dropped|traded|abandoned|gave\s+up(?:\s+on)?)\s+{_NOT_A_THING}(?P<left>.+?)\s+(?:for|in\s+favou?r\s+of)|"
+         rf"(?:moved|switched|migrated|went)\s+(?:off(?:\s+of)?|away\s+from)\s+{_NOT_A_THING}(?P<off>.+?)\s+(?:to|for)")
 _REPLACED_RE = re.compile(
-    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)\s+(?P<new>.+)$",
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?"
+    rf"(?:(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)|{_LEFT}){_NOT_A_CHOICE}\s+(?P<new>.+)$",
     re.I,
 )
 # "we renamed master to main": the lines naming the old name name the new one.
@@ -100,7 +111,8 @@ def change_match(clause: str) -> re.Match[str] | None:
 def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
     """A value that changed ("from Neovim to Zed"): stored lines naming the old value name the new
     one; when none does, the statement itself is stored ("Switched from ...", "Team switched from ...")."""
-    old, new = value_of(match.group("old"), restore), value_of(match.group("new"), restore)
+    said = match.groupdict()
+    old, new = value_of(said.get("left") or said.get("off") or match.group("old"), restore), value_of(match.group("new"), restore)
     old = re.sub(r"(?i)^(?:the|my|our)\s+", "", old)
     if not informative(new) or not informative(old) or len(old.split()) > 4 or len(new.split()) > 6:
         return None
@@ -138,3 +150,55 @@ def value_of(raw: str, restore) -> str:
 def without_when(value: str) -> str:
     """``value`` without the time it was taken up, said after it ("fish yesterday" -> "fish")."""
     return _WHEN_RE.sub("", value).strip()
+
+
+# "we upgraded to Postgres 16", "we moved to Flutter 3.22 last sprint", "I bumped to Node 22": the
+# thing in use, at a new version. The stored line saying it was at another ("Team is on Postgres 14",
+# "Uses Node 20") is replaced, however it was said; none stored, it is what holds now ("Team is on
+# Postgres 16"), asked to be remembered (in a session it only corrects: extract._read).
+_UPGRADED_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+|since\s+)?(?:upgraded|updated|bumped|moved|migrated|"
+    r"switched|went|jumped|downgraded|rolled\s+back)(?:\s+(?:over|up|back|down))?\s+to\s+(?P<x>.+)$",
+    re.IGNORECASE,
+)
+
+
+def upgraded_to(clause: str, restore) -> Statement | None:
+    """"we upgraded to Postgres 16" -> "Team is on Postgres 16", in place of the stored line putting the
+    team on another version of Postgres; None for anything but a thing at a version ("to Buildkite",
+    "to Berlin", "to version 2": no thing named)."""
+    match = _UPGRADED_RE.match(clause)
+    from ov.sessions.memory.systems import VERSION_LEADS, VERSIONED_RE
+
+    new = value_of(match.group("x"), restore) if match else ""
+    versioned = VERSIONED_RE.match(new)
+    if not versioned or versioned.group("name").split()[0].lower() in ("version", "v", "release", "the", "a", "an", "our", "my", "it", "level", "step", "phase", "page", "line"):
+        return None
+    name = versioned.group("name")
+    team = match.group("who").lower() == "we"
+    leads = (*VERSION_LEADS, "Is using", "Upgraded to", "Updated to", "Moved to", "Migrated to", "Switched to", "Bumped to")
+    # The line says the thing and its version and nothing more: "Team is on Postgres 14 and Redis 7"
+    # is left as it was, which a line for Postgres 16 beside it then corrects.
+    probes = tuple(f"{'Team ' + lead[:1].lower() + lead[1:] if team else lead} {name} #$" for lead in leads)
+    lead = "Team " if team else ""
+    return Statement("profile", lead, f"is on {new}" if team else f"Is on {new}", ("profile", "fact", f"{lead}is on {name}".lower()),
+                     {}, probes=probes, only_amends=True)
+
+
+# "correction: it's Flutter 3.24, not 3.22": the version said last is the one, in the lines naming the other.
+_NOT_THAT_VERSION_RE = re.compile(
+    r"(?i)^(?:it's|it\s+is|that's|that\s+is|we're\s+on|we\s+are\s+on|I'm\s+on)\s+(?P<new>.+?),?\s+(?:and\s+)?not\s+(?P<old>v?\d[\w.]*)[.!]*$"
+)
+
+
+def version_meant(body: str, restore) -> Statement | None:
+    """"it's Flutter 3.24, not 3.22" (after a correction's lead): the stored lines naming Flutter 3.22
+    name Flutter 3.24; None for anything else, or when no stored line does (only_amends)."""
+    from ov.sessions.memory.systems import VERSIONED_RE
+
+    match = _NOT_THAT_VERSION_RE.match(body)
+    versioned = VERSIONED_RE.match(new := value_of(match.group("new"), restore)) if match else None
+    if not versioned:
+        return None
+    old = f"{versioned.group('name')} {match.group('old')}"
+    return Statement("profile", "", f"Is on {new}", ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=True)

@@ -130,9 +130,10 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ov.sessions.memory import casual, kinds, languages, quoted, requests
+from ov.sessions.memory import casual, kinds, languages, quoted, requests, typos
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
+from ov.sessions.memory.changes import upgraded_to, version_meant
 from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
@@ -193,7 +194,7 @@ def extract_explicit(
         turn += 1
         ctx = Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
-        masked = casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans)))
+        masked = typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans))))
         if asked:
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
@@ -272,6 +273,10 @@ def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> 
             # Only "I meant X" may be a bare fragment; "actually X" must be a whole statement.
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
             body = unmark(match.group("x"))[0]
+            if (meant := version_meant(body, restore)) is not None:  # "correction: it's Flutter 3.24, not 3.22"
+                meant.only_amends = not ctx.asked  # (asked, with no line to correct: "Is on Flutter 3.24")
+                add(meant, ctx, found)
+                return
             again = value_again(body)  # "actually no, it's Helix" says "I meant Helix"
             correct(again or body, restore, ctx, found, _read, fragments=said_meant or again is not None)
             return
@@ -292,7 +297,7 @@ def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> 
 
 
 def _read(clause: str, restore, ctx: Context) -> Statement | None:
-    statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
+    statement = kinds.switched(without_ask(clause), restore) or _upgraded(clause, restore, ctx) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     statement = kinds.keyed(statement) if statement is not None else None  # "my default shell is fish" after "my shell is zsh"
     if statement is None and ctx.asked:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
@@ -302,6 +307,15 @@ def _read(clause: str, restore, ctx: Context) -> Statement | None:
         statement = _change(clause, restore, ctx)
     if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ") or statement.chooses):
         statement.only_amends = False  # "we moved to Rotterdam", "we don't use black anymore", "we renamed X to Y" asked to be remembered: kept
+    return statement
+
+
+def _upgraded(clause: str, restore, ctx: Context) -> Statement | None:
+    """"we upgraded to Postgres 16": asked to be remembered, kept whether a stored version is replaced
+    or not; in a session, only a correction of the stored one (a session's upgrades are often the code's)."""
+    statement = upgraded_to(without_ask(unmark(clause)[0]), restore)
+    if statement is not None and ctx.asked:
+        statement.only_amends = False
     return statement
 
 

@@ -213,15 +213,29 @@ def team_rule(body: str, restore, subject: str) -> Statement | None:
     return Statement("preferences", "", f"{tx.capitalise(rule)} (team convention)", ("preferences", topic), {"subject": subject, "topic": topic})
 
 
+# A way of working said as a fact of where it holds, with no "we" and no modal: "Commit messages
+# follow Conventional Commits in this repo", "PRs need two approvals here", "in this project, releases
+# get a changelog entry". Things of a kind (a plural) do, in the present, what the work does with them;
+# the place makes it the house's rule, not a description of some of them ("PRs need two approvals"
+# alone may be one PR's state; "the PRs here are slow" says how they go).
+_HERE = rf"(?:(?:(?:around|over)\s+)?here|in\s+{tx.THIS_PROJECT}|on\s+(?:this|our|the)\s+team|at\s+(?:this|our)\s+company)"
+_HOUSE_RULE_RE = re.compile(
+    r"(?i)^(?P<kind>(?!(?:the|these|those|my|your|some|they|we|you)\b)[\w-]+(?:\s+[\w-]+){0,2}?s)\s+(?:always\s+)?"
+    r"(?:follow|use|need|require|get|go|target|start|end|include|reference|mention|link|carry|stay|live|run|"
+    rf"are\s+(?:squash(?:ed)?|rebased|reviewed|signed|prefixed|named|written|tagged|merged|kept|released|deployed)(?:[\s-]merged)?)\s+\S.*?\s+{_HERE}[.!]*$"
+)
+
+
 def _stated_rule(body: str, restore, subject: str) -> Statement | None:
     """"Every PR needs two approvals" -> preferences/{user}/pr.md: "Every PR needs two approvals
     (team convention)"; None for anything else, and for a rule of one moment ("every test must pass
     today", "all of these need to go")."""
-    ruled = _STATED_RULE_RE.match(body)
+    ruled = _STATED_RULE_RE.match(body) or _HOUSE_RULE_RE.match(body)
     rule = restore(body).rstrip(".!")
-    if ruled is None or not informative(rule) or of_the_moment(rule) or _DAY_RE.search(rule):
+    # (the house's "here" is where the rule holds, not a thing shown: standing.of_the_moment)
+    if ruled is None or not informative(rule) or of_the_moment(re.sub(rf"(?i)\s+{_HERE}$", "", rule)) or _DAY_RE.search(rule):
         return None
-    what = restore(ruled.group("what") or ruled.group("kind"))
+    what = restore(ruled.groupdict().get("what") or ruled.group("kind"))
     if points_back(what) or what.split()[0].lower() in ("of", "the", "these", "those", "this", "that", "my", "your", "it", "we", "you", "they"):
         return None
     topic = topics.slug(what)

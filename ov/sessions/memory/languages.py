@@ -60,9 +60,40 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"prefiro", "I prefer"),
         (r"(?:n[óo]s\s+)?(?:usamos|utilizamos)", "we use"),
     )),
+    "it": ("io", "e", "come", "ora|adesso", (
+        (r"mi\s+chiamo", "my name is"),
+        (r"lavoro\s+(?:per|presso|da|in|a|alla|al)", "I work at"),
+        (r"lavoro\s+come", "I work as"),
+        (r"(?:vivo|abito)\s+(?:a|in)", "I live in"),
+        (r"(?:uso|utilizzo)", "I use"),
+        (r"preferisco", "I prefer"),
+        (r"sono\s+(?:un|una|uno)", "I'm a"),
+        (r"(?:noi\s+)?(?:usiamo|utilizziamo)", "we use"),
+    )),
+    "nl": ("ik", "en", "als", "nu|tegenwoordig", (
+        (r"(?<=ik\s)heet", "my name is"),  # ("Heet water": hot, without its "ik")
+        (r"werk\s+(?:bij|voor)", "I work at"),
+        (r"werk\s+als", "I work as"),
+        (r"woon\s+in", "I live in"),
+        (r"gebruik", "I use"),
+        (r"ben\s+(?:een)", "I'm a"),
+        (r"(?:we|wij)\s+gebruiken", "we use"),
+    )),
+    # Polish says who by the verb's ending ("pracuję": I work), so its openings need no pronoun.
+    "pl": ("ja", "i", "jako", "teraz", (
+        (r"nazywam\s+si[ęe]", "my name is"),
+        (r"pracuj[ęe]\s+(?:w|we|dla|u)", "I work at"),
+        (r"pracuj[ęe]\s+jako", "I work as"),
+        (r"mieszkam\s+w", "I live in"),
+        (r"u[żz]ywam", "I use"),
+        (r"wol[ęe]", "I prefer"),
+        (r"u[żz]ywamy", "we use"),
+    )),
 }
-# "mein Name ist", "mi nombre es", "mon nom est", "meu nome é": the name, said as English says it.
-_NAME_IS_RE = re.compile(r"(?i)(?<![\w'])(?:mein\s+name\s+ist|mi\s+nombre\s+es|mon\s+nom\s+est|(?:o\s+)?meu\s+nome\s+[ée])(?=\s+\S)")
+# "mein Name ist", "mi nombre es", "mon nom est", "meu nome é", "il mio nome è", "mijn naam is": the name, said as English says it.
+_NAME_IS_RE = re.compile(
+    r"(?i)(?<![\w'])(?:mein\s+name\s+ist|mi\s+nombre\s+es|mon\s+nom\s+est|(?:o\s+)?meu\s+nome\s+[ée]|il\s+mio\s+nome\s+[èe]|mijn\s+naam\s+is)(?=\s+\S)"
+)
 # French elides its "je" before a vowel: "j'utilise", "j'habite".
 _ELIDED_RE = re.compile(r"(?i)(?<![\w'])j'(?=utilise|habite)")
 
@@ -96,7 +127,8 @@ def in_english(text: str) -> str:
             said = pattern.sub(lambda m, english=english: ("and " if m.group("and") else "") + english + _now_mark(m), said)
         if said != text:
             # "Uso Neovim como editor": what the thing is used as
-            said = re.sub(rf"(?i)(?<=\S)\s+{as_word}\s+(?=\w)", " as ", said) if "I use" in said else said
+            # (and what the user works as where they work: "Pracuję w Allegro jako inżynier" -> "I work at Allegro as inżynier")
+            said = re.sub(rf"(?i)(?<=\S)\s+{as_word}\s+(?=\w)", " as ", said) if "I use" in said or "I work at" in said else said
             # "ich benutze jetzt Helix": "now" where English says it, at the clause's end ("I use Helix now")
             text = re.sub(rf"(?i)\s+(?:{now}|{_NOW_MARK})(?![\w'])(?P<rest>[^,.;!?]*?)(?=,|\s+and\s|[.;!?]|$)", lambda m: f"{m.group('rest')} now", said)
     return text
@@ -123,6 +155,14 @@ _ORDERS: dict[str, tuple[str, str, str, tuple[tuple[str, str], ...]]] = {
     "pt": ("sempre", "nunca|jamais", r"por\s+favor", (
         (r"responda|responde", "answer"), (r"escreva|escreve", "write"), (r"fale|fala", "speak"),
         (r"utilize|utiliza|usa", "use"), (r"rode|execute|executa", "run"), (r"adicione|adiciona", "add"),
+    )),
+    "nl": ("altijd", "nooit", r"alsjeblieft|alstublieft|a\.u\.b\.", (
+        (r"antwoord|antwoordt", "answer"), (r"schrijf", "write"), (r"spreek|praat", "speak"), (r"gebruik", "use"),
+        (r"draai|voer", "run"), (r"voeg", "add"),
+    )),
+    "it": ("sempre", "mai", r"per\s+favore|per\s+piacere", (
+        (r"rispondi|risponda|rispondimi", "answer"), (r"scrivi|scriva", "write"), (r"parla|parlami", "speak"),
+        (r"usa|usate|utilizza", "use"), (r"esegui|lancia", "run"), (r"aggiungi", "add"),
     )),
     "de": ("immer", "nie|niemals", r"bitte", (
         (r"antworte|antworten\s+sie", "answer"), (r"schreibe?|schreiben\s+sie", "write"), (r"sprich|sprechen\s+sie", "speak"),

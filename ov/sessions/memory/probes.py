@@ -3,7 +3,7 @@
 A new line names the stored lines it replaces as probes (:func:`ov.sessions.memory.supersede.supersedes`,
 :func:`ov.sessions.memory.kinds.kind_probes`): a key ("editor:"), a value under any key ("*: neovim"),
 a whole statement ("prefers tabs$"), a name whole ("uses emacs +"), a pattern ("Is a* at [A-Z]*"),
-a thing at a version ("runs node #"), a thing and what it is for ("Prefers unittest for ~"), or the start of a line. Their meaning is
+a thing at a version ("runs node #"; with nothing after it, "runs node #$"), a thing and what it is for ("Prefers unittest for ~"), or the start of a line. Their meaning is
 :func:`ov.sessions.memory.merge.apply_supersede`'s; here they are made into sets and patterns once,
 so that a profile of thousands of lines is read once per op, not once per probe.
 """
@@ -82,7 +82,7 @@ class _Probes:
 
 @functools.lru_cache(maxsize=256)
 def _probes(probes: tuple[str, ...]) -> _Probes:
-    keys, values, whole, names, typed, versions, starts, purposes = set(), set(), set(), [], [], [], [], []
+    keys, values, whole, names, typed, versions, starts, purposes, alone = set(), set(), set(), [], [], [], [], [], []
     for probe in probes:
         want = " ".join(nfc(probe).lower().split())
         if want.endswith(" for ~"):
@@ -91,6 +91,8 @@ def _probes(probes: tuple[str, ...]) -> _Probes:
             keys.add(normalise(want[:-1]))
         elif want.startswith("*:"):
             values.add(normalise(want[2:]))
+        elif want.endswith(" #$"):  # a thing at a version, all the line says: "is on postgres #$" is not "Is on Postgres 14 and Redis 7"
+            alone.append(re.escape(normalise(want[:-3])))
         elif want.endswith("$"):  # the whole statement: "prefers tabs$" is not "Prefers tabs in Go code"
             whole.add(normalise(want[:-1]))
         elif want.endswith(" +"):  # a name whole: "uses emacs +" matches "Uses Emacs as their editor", not "Uses Emacs Lisp"
@@ -102,7 +104,8 @@ def _probes(probes: tuple[str, ...]) -> _Probes:
             versions.append(re.escape(normalise(want[:-2])))
         elif normalise(want):
             starts.append(re.escape(normalise(want)))
-    started = ([rf"(?:{'|'.join(starts)})(?:$|[\s,;:(])"] if starts else []) + ([rf"(?:{'|'.join(versions)})\s+v?\d"] if versions else [])
+    started = ([rf"(?:{'|'.join(starts)})(?:$|[\s,;:(])"] if starts else []) + ([rf"(?:{'|'.join(versions)})\s+v?\d"] if versions else []) + (
+        [rf"(?:{'|'.join(alone)})\s+v?\d[\w.]*[.!]?$"] if alone else [])
     return _Probes(
         frozenset(keys), frozenset(values), frozenset(whole),
         re.compile(rf"(?:(?:\w+ly|always|still|also|now)\s+)?(?:{'|'.join(names)}){NAME_END}") if names else None,  # "Mostly uses Helix"

@@ -1,0 +1,58 @@
+"""What a text asks of the moment, given to ``ov remember``: a task for now, or thinking aloud.
+
+A memory is given to every later session, so it holds what stays true: preferences, decisions,
+facts of the environment, fixes; never transient state (what users of memory tools ask for, see
+docs/sessions.md). Two kinds of text are of the moment however they are given, and keep nothing
+when no rule reads a statement in them:
+
+- a task for now, an imperative of the work with nothing that makes it standing: "refactor this
+  function to use a list comprehension", "run the tests and fix whatever fails". It was a prompt
+  for the agent, sent to the wrong place; as a dated note it would be recalled in every later
+  session as if it were still to do. "Could you format this file?" keeps nothing for the same
+  reason (:mod:`ov.sessions.memory.requests`). What makes an imperative standing is said in it:
+  "always", "never", "from now on", "every time", "before committing", "in this repo", a condition
+  ("when", "whenever", "unless"), and those are rules the other modules read ("Run the linter
+  before committing"); a day makes it a reminder ("renew the cert on Friday"), kept as a dated note;
+- thinking aloud: "hmm ok let me think about it", "let's see", "give me a sec", "I'll think about it",
+  with no name nor figure in it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory.verbs import INSTRUCTION_VERBS
+
+# Verbs a task for the agent opens on, beyond the instruction verbs (which rules read with "always").
+_TASK_VERBS = (
+    rf"{INSTRUCTION_VERBS}|refactor|fix|rename|implement|debug|optimi[sz]e|clean|move|convert|rewrite|extract|simplify|"
+    r"find|investigate|generate|build|bump|revert|undo|redo|rerun|re-run|finish|continue|try|look|help|translate|summari[sz]e|"
+    r"replace|inline|trim|shorten|tidy|polish|speed|benchmark|draft|scaffold|setup|wire|tweak"
+)
+# What the verb of a task goes on with: the thing at hand, pointed at ("this function", "the tests",
+# "whatever fails", "it up"), which a name opening a statement never does ("Build times are slow").
+_AT_HAND = r"(?:the|this|that|these|those|it|them|my|your|a|an|all|everything|whatever|up|out|into|at|over|again|back|some|any|each|both)"
+_FILLER = r"(?:(?:ok|okay|alright|right|so|now|hmm*|mm+|um+|uh+|erm|well|then|next|and|also|please|pls|plz|quickly|just)[\s,.!]+)*"
+_TASK_RE = re.compile(rf"(?i)^{_FILLER}(?:{_TASK_VERBS})\s+{_AT_HAND}\b(?!['\u2019-])")
+# What makes an instruction standing, or a task a reminder for a day.
+_STANDING_RE = re.compile(
+    r"(?i)\b(?:always|never|from\s+now\s+on|going\s+forward|from\s+here\s+on|every\s+time|each\s+time|any\s*time|every|whenever|when|"
+    r"unless|before|after|by\s+default|in\s+(?:this|our|the)\s+(?:repo|repository|project|codebase|team|org)|(?:don't|do\s+not)\b|"
+    r"remember|note|today|tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next\s+(?:week|month|sprint)|"
+    r"january|february|march|april|june|july|august|september|october|november|december|\d{4}-\d{2}-\d{2})\b"
+)
+# Thinking aloud: a filler, then what the user will do about the moment, naming nothing.
+_ALOUD_RE = re.compile(
+    rf"(?i)^{_FILLER}(?:let\s+me\s+(?:think|check|see|look|try|figure|sleep|mull|get\s+back)|let's\s+see|let\s+us\s+see|"
+    r"give\s+me\s+a\s+(?:sec|second|minute|moment|min)|one\s+(?:sec|second|moment|min)|brb|"
+    r"I(?:'ll|\s+will|\s+need\s+to|\s+have\s+to|\s+want\s+to|'d\s+like\s+to)\s+(?:think|sleep|mull|check|look)|thinking)\b"
+)
+
+
+def of_the_moment(text: str) -> bool:
+    """Whether ``text`` (read by no rule) is a task for now or thinking aloud, which keeps nothing."""
+    said = " ".join(text.split()).strip()
+    if _ALOUD_RE.match(said):
+        # ("let me think about the Postgres 16 upgrade": it names something, a note of it is kept)
+        return not re.search(r"[\d`/_@:]", said) and not any(w[:1].isupper() for w in said.split()[1:] if w not in ("I", "I'll", "I'd"))
+    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?")
