@@ -21,8 +21,8 @@ different author, who had read neither the rules nor the cases, a sixth (:data:`
 another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way; an eighth (:data:`FRESH8`) was written
 blind before the round after the seventh, held back for it, and read for the round after that; a
 ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
-tenth (:data:`FRESH10`) was written the same way by another helper, and is held back too, as is an eleventh
-(:data:`FRESH11`) by a third. Each comment says when its part was read
+tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
+(:data:`FRESH11`) by a third, held back to measure mem19. Each comment says when its part was read
 untouched; docs/benchmarks.md has the figures.
 
     .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|all] [--json out.json] [--locomo LOCOMO.json]
