@@ -1903,6 +1903,10 @@ CASES = [
                  {"profile.md": "- Name: Ola\n- Works as tester",
                   f"events/{TODAY:%Y/%m/%d}/sono_motors_builds.md": "- Sono Motors builds solar cars",
                   f"events/{TODAY:%Y/%m/%d}/heet_water_scalds.md": "- Heet water scalds"}, None, id="polish-openings-and-lookalikes-left-alone"),
+    # (mem19) a few whole Japanese sentences about the user (its verb comes last: no opening says it); another stays a note
+    pytest.param(["私の名前は佐藤です", "私は大阪に住んでいます", "私はシェルとしてfishを使っています", "このテストは遅いです"],
+                 {"profile.md": "- Name: 佐藤\n- Lives in 大阪\n- Uses fish as シェル",
+                  f"events/{TODAY:%Y/%m/%d}/このテストは遅いです.md": "- このテストは遅いです"}, None, id="japanese-sentences-about-the-user"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

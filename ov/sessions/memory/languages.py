@@ -114,13 +114,42 @@ _RULES = {lang: (_compiled(pronoun, conj, now, phrases), as_word, now) for lang,
 _NOW_MARK = "\ue000"  # a "now" taken out of an opening, put back at its clause's end
 
 
+# Japanese puts its verb last and writes no spaces, so no opening says what a sentence states; a
+# few whole sentences about the user are read instead, each its subject ("私は", optional), what it
+# names, and the verb that ends it: "私はエディタとしてVimを使っています" is "I use Vim as エディタ".
+_JA_I = r"(?:(?:私|僕|俺|わたし)は)?"
+_JA: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"^{_JA_I}(?:(?P<as>[^はをがで、。]+?)として)?(?P<x>[^はを、。]+?)を(?:使って|使用して|愛用して)(?:います|いる|ます)$"), "I use {x}"),
+    (re.compile(r"^(?:私|僕|俺|わたし)の名前は(?P<x>[^は、。]+?)(?:です|だ)$"), "my name is {x}"),
+    (re.compile(rf"^{_JA_I}(?P<x>[^はを、。]+?)で働いて(?:います|いる|ます)$"), "I work at {x}"),
+    (re.compile(rf"^{_JA_I}(?P<x>[^はを、。]+?)に住んで(?:います|いる|ます)$"), "I live in {x}"),
+)
+
+
+def _japanese(text: str) -> str:
+    """``text``'s Japanese sentences about the user said in English, each as a sentence; the rest as it is."""
+    if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
+        return text
+    out = []
+    for sentence in re.split(r"(?<=[。！!])\s*", text.strip()):
+        said = sentence.rstrip("。！! ")
+        for pattern, english in _JA:
+            if m := pattern.match(said):
+                said = english.format(x=m.group("x")) + (f" as {m.group('as')}" if m.groupdict().get("as") else "") + "."
+                break
+        else:
+            said = sentence
+        out.append(said)
+    return " ".join(o for o in out if o)
+
+
 def in_english(text: str) -> str:
     """``text`` with the openings of its statements about the user said in another language put in
     English ("Ich heiße Jörg und arbeite bei SAP" -> "my name is Jörg and I work at SAP"); a text
     none opens as it is."""
     if (order := standing_order(text)) is not None:
         return order
-    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", text))
+    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", _japanese(text)))
     for rules, as_word, now in _RULES.values():
         said = text
         for pattern, english in rules:
