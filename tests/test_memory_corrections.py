@@ -1893,6 +1893,14 @@ CASES = [
                  id="an-upgrade-replaces-the-version-the-team-was-on"),
     pytest.param(["We're on Kotlin 1.8", "we went to Kotlin 1.9 last month", "correction: it's Kotlin 2.0, not 1.9"],
                  {"profile.md": "- Team is on Kotlin 2.0"}, None, id="a-version-corrected-over-three-steps-ends-with-the-last"),
+    # (mem19) "it's X, not Y" after a correction's lead puts X in the lines naming Y, in a later ov remember too;
+    # with none naming Y, what was said is a dated note; a kind of thing ("a list, not a dict") is no value
+    pytest.param(["My terminal is Kitty", "no wait, it's Ghostty, not Kitty", "correction: it's Fedora, not Ubuntu",
+                  "actually it's a tuple, not a list"],
+                 {"profile.md": "- Terminal: Ghostty",
+                  f"events/{TODAY:%Y/%m/%d}/correction_it_s_fedora.md": "- It's Fedora, not Ubuntu",
+                  f"events/{TODAY:%Y/%m/%d}/actually_it_s_tuple.md": "- It's a tuple, not a list"}, None,
+                 id="its-x-not-y-corrects-a-stored-value"),
     # (mem19) Italian, Dutch and Polish openings; a word of theirs opening an English text is left alone
     pytest.param(["Mi chiamo Lorenzo e lavoro presso Satispay"], {"profile.md": "- Name: Lorenzo\n- Works at Satispay"}, None,
                  id="italian-openings"),

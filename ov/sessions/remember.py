@@ -171,6 +171,13 @@ def remember(
             archive_uri=FILED_AS_NOTE if memory_type == "events" else "ov remember",  # (a note on purpose: see refile)
             user=store.identity.user,
         )
+        if not writes and memory_type is None and all(c.only_amends and c.swap for c in candidates):
+            # A correction of a value no memory holds ("correction: it's Zed, not Helix" with no Helix
+            # stored) corrects nothing: what was said is kept as a dated note, as any text no rule reads.
+            candidates = _as_typed(without_ask(_one_line(text)), "events", when, store.identity.user)
+            groups = _by_root(store, candidates, peer, workspace)
+            writes, diff = plan_memories(schemas, {str(root): group for root, group in groups.items()}, read=reader(tx, *groups),
+                                         listing=lister(tx, *groups), when=when, archive_uri="ov remember", user=store.identity.user)
         uris = put_writes(tx, writes, *groups)  # in order of mention: the memory first, then any file it amends
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])

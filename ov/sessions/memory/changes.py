@@ -191,14 +191,28 @@ _NOT_THAT_VERSION_RE = re.compile(
 )
 
 
+# "correction: it's Zed, not Helix", "no wait, it's zsh, not bash": any value, in the lines naming the other.
+_NOT_THAT_RE = re.compile(r"(?i)^(?:it's|it\s+is|that's|that\s+is|it\s+should\s+be)\s+(?P<new>[^,]+?),?\s+(?:and\s+)?not\s+(?P<old>[^,]+?)[.!]*$")
+# What "not" goes on with when it names no other value ("not yet", "not sure"), or a kind of thing ("a list, not a dict").
+_NO_VALUE_RE = re.compile(r"(?i)^(?:only|just|yet|sure|too|very|always|really|quite|so|that|this|it|much|many|all|a|an|the|some|any|my|our|even|ever)\b")
+
+
 def version_meant(body: str, restore) -> Statement | None:
     """"it's Flutter 3.24, not 3.22" (after a correction's lead): the stored lines naming Flutter 3.22
-    name Flutter 3.24; None for anything else, or when no stored line does (only_amends)."""
+    name Flutter 3.24; "it's Zed, not Helix": those naming Helix name Zed. None for anything else;
+    a value with no stored line naming the other is no line of its own (only_amends), but a version
+    (the caller decides: "Is on Flutter 3.24" when asked)."""
     from ov.sessions.memory.systems import VERSIONED_RE
 
     match = _NOT_THAT_VERSION_RE.match(body)
     versioned = VERSIONED_RE.match(new := value_of(match.group("new"), restore)) if match else None
-    if not versioned:
+    if versioned:
+        old = f"{versioned.group('name')} {match.group('old')}"
+        return Statement("profile", "", f"Is on {new}", ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=True)
+    match = _NOT_THAT_RE.match(body)
+    if not match:
         return None
-    old = f"{versioned.group('name')} {match.group('old')}"
-    return Statement("profile", "", f"Is on {new}", ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=True)
+    new, old = value_of(match.group("new"), restore), restore(match.group("old")).strip()
+    if any(not informative(v) or len(v.split()) > 4 or _NO_VALUE_RE.match(v) for v in (new, old)) or new.casefold() == old.casefold():
+        return None
+    return Statement("profile", "", f"It's {new}", ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=True)

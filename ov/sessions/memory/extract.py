@@ -274,7 +274,9 @@ def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> 
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
             body = unmark(match.group("x"))[0]
             if (meant := version_meant(body, restore)) is not None:  # "correction: it's Flutter 3.24, not 3.22"
-                meant.only_amends = not ctx.asked  # (asked, with no line to correct: "Is on Flutter 3.24")
+                # (a version asked to be remembered, with no line to correct: "Is on Flutter 3.24"; any other
+                # value only corrects, and ov remember keeps the text as a note when it corrects nothing)
+                meant.only_amends = not ctx.asked or not meant.obj.startswith("Is on ")
                 add(meant, ctx, found)
                 return
             again = value_again(body)  # "actually no, it's Helix" says "I meant Helix"

@@ -268,8 +268,8 @@ def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
     def op(line: str) -> Any:
         if not line.lstrip().startswith(("- ", "* ", "+ ")):
             return line
-        if candidate.swap:
-            return {"swap": candidate.swap[0], "to": candidate.swap[1], "otherwise": line}
+        if candidate.swap:  # (one that only amends is no line of its own when no stored line names the old value)
+            return {"swap": candidate.swap[0], "to": candidate.swap[1]} | ({} if candidate.only_amends else {"otherwise": line})
         supersede = {"supersede": probes, "with": line, "append": not candidate.only_amends, "present": list(candidate.present)}
         return supersede | ({"otherwise": candidate.otherwise} if candidate.otherwise else {})
 
