@@ -1904,9 +1904,10 @@ CASES = [
     # (mem19) Italian, Dutch and Polish openings; a word of theirs opening an English text is left alone
     pytest.param(["Mi chiamo Lorenzo e lavoro presso Satispay"], {"profile.md": "- Name: Lorenzo\n- Works at Satispay"}, None,
                  id="italian-openings"),
-    pytest.param(["Ik woon in Gent en ik werk bij Showpad", "Schrijf altijd tests voor nieuwe endpoints"],
+    pytest.param(["Ik woon in Gent en ik werk bij Showpad", "Schrijf altijd tests voor nieuwe endpoints", "Gebruik Docker voor de tests"],
                  {"profile.md": "- Lives in Gent\n- Works at Showpad",
-                  "preferences/default/write_tests_voor.md": "- Always write tests voor nieuwe endpoints"}, None, id="dutch-openings-and-order"),
+                  "preferences/default/write_tests_voor.md": "- Always write tests voor nieuwe endpoints",
+                  f"events/{TODAY:%Y/%m/%d}/gebruik_docker_voor.md": "- Gebruik Docker voor de tests"}, None, id="dutch-openings-and-order"),
     pytest.param(["Nazywam się Ola i pracuję jako tester", "Sono Motors builds solar cars", "Heet water scalds"],
                  {"profile.md": "- Name: Ola\n- Works as tester",
                   f"events/{TODAY:%Y/%m/%d}/sono_motors_builds.md": "- Sono Motors builds solar cars",

@@ -70,13 +70,15 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"sono\s+(?:un|una|uno)", "I'm a"),
         (r"(?:noi\s+)?(?:usiamo|utilizziamo)", "we use"),
     )),
+    # Dutch says "I use" and "use!" alike ("gebruik"): its openings need their "ik" ("Gebruik Docker" is
+    # a task; "Heet water" is hot water).
     "nl": ("ik", "en", "als", "nu|tegenwoordig", (
-        (r"(?<=ik\s)heet", "my name is"),  # ("Heet water": hot, without its "ik")
-        (r"werk\s+(?:bij|voor)", "I work at"),
-        (r"werk\s+als", "I work as"),
-        (r"woon\s+in", "I live in"),
-        (r"gebruik", "I use"),
-        (r"ben\s+(?:een)", "I'm a"),
+        (r"(?<=ik\s)heet", "my name is"),
+        (r"(?<=ik\s)werk\s+(?:bij|voor)", "I work at"),
+        (r"(?<=ik\s)werk\s+als", "I work as"),
+        (r"(?<=ik\s)woon\s+in", "I live in"),
+        (r"(?<=ik\s)gebruik", "I use"),
+        (r"(?<=ik\s)ben\s+(?:een)", "I'm a"),
         (r"(?:we|wij)\s+gebruiken", "we use"),
     )),
     # Polish says who by the verb's ending ("pracuję": I work), so its openings need no pronoun.
