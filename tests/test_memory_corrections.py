@@ -1901,6 +1901,19 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/correction_it_s_fedora.md": "- It's Fedora, not Ubuntu",
                   f"events/{TODAY:%Y/%m/%d}/actually_it_s_tuple.md": "- It's a tuple, not a list"}, None,
                  id="its-x-not-y-corrects-a-stored-value"),
+    # (mem19) more of the family: "swapped X out for Y", "replaced X by Y", "since"; the new value named first
+    # ("went with Y over X") only corrects, since a choice of the moment is said so too
+    pytest.param(["I use Jest", "I've since swapped Jest out for Vitest", "I use Black", "I replaced Black by Ruff", "My browser is Firefox",
+                  "I went with Brave over Firefox", "we settled on Bun rather than Deno"],
+                 {"profile.md": "- Uses Vitest\n- Uses Ruff\n- Browser: Brave",
+                  f"events/{TODAY:%Y/%m/%d}/bun.md": "- We settled on Bun rather than Deno"}, None,
+                 id="a-thing-swapped-out-or-chosen-over-another"),
+    # (mem19) "no more X, please" too; an acknowledgement alone or thinking aloud keeps nothing
+    pytest.param(["No more print statements in library code, please", "No more questions, thanks",
+                  ("refused", "got it, makes sense"), ("refused", "not sure yet, will check later")],
+                 {"preferences/default/print_statements.md": "- Avoid print statements in library code",
+                  f"events/{TODAY:%Y/%m/%d}/more_questions.md": "- No more questions"}, None,
+                 id="no-more-x-please-and-an-acknowledgement"),
     # (mem19) Italian, Dutch and Polish openings; a word of theirs opening an English text is left alone
     pytest.param(["Mi chiamo Lorenzo e lavoro presso Satispay"], {"profile.md": "- Name: Lorenzo\n- Works at Satispay"}, None,
                  id="italian-openings"),

@@ -162,11 +162,12 @@ def preferred(clause: str) -> str:
     return clause
 
 
-# "No emojis in commit messages, thanks", "please, no trailing commas": a thing not wanted, for good,
+# "No emojis in commit messages, thanks", "please, no trailing commas", "no more console.log calls in
+# committed code, please": a thing not wanted, for good,
 # which "avoid" says as an instruction. Not an answer's "no" ("No worries, thanks", "No need, thanks",
 # "No luck so far, thanks"), nor one of the moment ("no errors this time, thanks").
 _NO_THANKS_RE = re.compile(
-    r"(?i)^(?:(?P<please>please|pls|plz)[,\s]+)?no\s+(?P<x>[^\W\d][^,;:!?]{0,80}?)"
+    r"(?i)^(?:(?P<please>please|pls|plz)[,\s]+)?no\s+(?:more\s+(?=\w))?(?P<x>[^\W\d][^,;:!?]{0,80}?)"
     r"(?:(?P<thanks>(?:[\s,]+(?:thanks|thank\s+you|thx|please|pls|plz|for\s+me))+)[\s.!]*|[\s.!]*)$"
 )
 _NOT_UNWANTED = frozenset((
@@ -188,7 +189,8 @@ def asked_for(clause: str) -> str | None:
     unwanted = _NO_THANKS_RE.match(clause)
     if unwanted and (unwanted.group("please") or unwanted.group("thanks")):
         x = unwanted.group("x").strip()
-        if x.split()[0].lower() not in _NOT_UNWANTED and len(x.split()) <= 10 and not _OF_THE_MOMENT.search(x) and _a_choice(x):
+        # (what is not wanted may open on a verb's word: "no print statements", "no force pushes")
+        if x.split()[0].lower() not in _NOT_UNWANTED and len(x.split()) <= 10 and not _OF_THE_MOMENT.search(x) and _a_choice(x, chosen=False):
             return f"Avoid {x}"
     return None
 

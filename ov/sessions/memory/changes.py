@@ -33,9 +33,17 @@ _NOT_A_CHOICE = r"(?!\s+(?:now|good|ever|a\s+while|the|this|that|these|those|it|
 _LEFT = (rf"(?:ditched|dropped|traded|abandoned|gave\s+up(?:\s+on)?)\s+{_NOT_A_THING}(?P<left>.+?)\s+(?:for|in\s+favou?r\s+of)|"
          rf"(?:moved|switched|migrated|went)\s+(?:off(?:\s+of)?|away\s+from)\s+{_NOT_A_THING}(?P<off>.+?)\s+(?:to|for)")
 _REPLACED_RE = re.compile(
-    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?"
-    rf"(?:(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)|{_LEFT}){_NOT_A_CHOICE}\s+(?P<new>.+)$",
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+)?"
+    rf"(?:(?:replaced|swapped(?:\s+out)?)\s+(?P<old>.+?)(?:\s+out)?\s+(?:with|for|by)|{_LEFT}){_NOT_A_CHOICE}\s+(?P<new>.+)$",
     re.I,
+)
+# "I went with Zed over VS Code", "we settled on pnpm rather than yarn": the new value named first. A
+# choice as often as a change ("we picked option A over B"), so it only corrects the lines naming
+# the old value (with none, ov remember keeps the text as a dated note).
+_CHOSE_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+)?(?P<chosen>went\s+with|settled\s+on|opted\s+for|picked|chose)"
+    rf"\s+{_NOT_A_THING}(?P<new>.+?)\s+(?:over|instead\s+of|rather\s+than)\s+{_NOT_A_THING}(?P<old>.+)$",
+    re.IGNORECASE,
 )
 # "we renamed master to main": the lines naming the old name name the new one.
 _RENAMED_RE = re.compile(
@@ -105,7 +113,8 @@ def switched_for(clause: str, restore) -> Statement | None:
 def change_match(clause: str) -> re.Match[str] | None:
     """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,
     said by "I" or "we" (group ``who``)."""
-    return _CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause) or _RENAMED_RE.match(clause)
+    return (_CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause) or _RENAMED_RE.match(clause)
+            or _CHOSE_RE.match(clause))
 
 
 def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
@@ -126,7 +135,9 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
     # A rename only corrects the lines naming the old name: said in passing, it is the code's as often
     # ("we renamed parse to parse_args"); asked to be remembered, it is kept (extract._read)
     renamed = "renamed" in match.re.groupindex
-    return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=renamed)
+    chosen = "chosen" in match.re.groupindex  # (a choice of the moment as often: asked or not, it only corrects)
+    return Statement("profile", lead, said, ("profile", "chosen" if chosen else "swap", old.lower()), {}, swap=(old, new),
+                     only_amends=renamed or chosen)
 
 
 # When a value was taken up, said after it: "Zed last month", "fish yesterday", "Helix as of Monday".

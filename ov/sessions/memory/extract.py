@@ -307,7 +307,8 @@ def _read(clause: str, restore, ctx: Context) -> Statement | None:
             return None  # a clause of a longer text is no note of its own, nor one that says "it"
     elif statement is None:
         statement = _change(clause, restore, ctx)
-    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ") or statement.chooses):
+    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ") or statement.chooses) \
+            and statement.slot[1:2] != ("chosen",):
         statement.only_amends = False  # "we moved to Rotterdam", "we don't use black anymore", "we renamed X to Y" asked to be remembered: kept
     return statement
 

@@ -14,7 +14,8 @@ when no rule reads a statement in them:
   ("when", "whenever", "unless"), and those are rules the other modules read ("Run the linter
   before committing"); a day makes it a reminder ("renew the cert on Friday"), kept as a dated note;
 - thinking aloud: "hmm ok let me think about it", "let's see", "give me a sec", "I'll think about it",
-  with no name nor figure in it.
+  "not sure yet, will check later", with no name nor figure in it; and an acknowledgement alone
+  ("ok cool", "sounds good", "got it, makes sense").
 """
 
 from __future__ import annotations
@@ -45,13 +46,21 @@ _STANDING_RE = re.compile(
 _ALOUD_RE = re.compile(
     rf"(?i)^{_FILLER}(?:let\s+me\s+(?:think|check|see|look|try|figure|sleep|mull|get\s+back)|let's\s+see|let\s+us\s+see|"
     r"give\s+me\s+a\s+(?:sec|second|minute|moment|min)|one\s+(?:sec|second|moment|min)|brb|"
-    r"I(?:'ll|\s+will|\s+need\s+to|\s+have\s+to|\s+want\s+to|'d\s+like\s+to)\s+(?:think|sleep|mull|check|look)|thinking)\b"
+    r"I(?:'ll|\s+will|\s+need\s+to|\s+have\s+to|\s+want\s+to|'d\s+like\s+to)\s+(?:think|sleep|mull|check|look|get\s+back)|"
+    r"(?:I'm\s+)?not\s+sure\s+yet|will\s+(?:check|look|think)|thinking)\b"
+)
+# An acknowledgement alone: "ok cool", "sounds good", "got it, makes sense".
+_ACK_RE = re.compile(
+    r"(?i)^(?:(?:ok|okay|k|cool|nice|great|good|sure|yep|yes|yeah|alright|right|perfect|awesome|fine|neat|sweet|got\s+it|"
+    r"sounds\s+good|makes\s+sense|fair\s+enough|understood|noted|will\s+do|ah|oh|i\s+see)[\s,.!]*)+$"
 )
 
 
 def of_the_moment(text: str) -> bool:
     """Whether ``text`` (read by no rule) is a task for now or thinking aloud, which keeps nothing."""
     said = " ".join(text.split()).strip()
+    if _ACK_RE.match(said):
+        return True
     if _ALOUD_RE.match(said):
         # ("let me think about the Postgres 16 upgrade": it names something, a note of it is kept)
         return not re.search(r"[\d`/_@:]", said) and not any(w[:1].isupper() for w in said.split()[1:] if w not in ("I", "I'll", "I'd"))
