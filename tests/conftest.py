@@ -46,6 +46,14 @@ def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git project for a hook's ``cwd`` (its folder names the workspace peer)."""
+    path = tmp_path / "project"
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
 def ov_home(hermetic_env: Path) -> Path:
     return hermetic_env
 

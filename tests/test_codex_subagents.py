@@ -20,14 +20,6 @@ from ov.home import Home
 from ov.hosts import codex
 from tests.test_hooks import _hook, _stdin, _store
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    (path / ".git").mkdir(parents=True)
-    return path
-
-
 AGENT = "01a24a3f-66dc-7e73-9780-a7c02bc57937"
 
 

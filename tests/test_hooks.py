@@ -90,13 +90,6 @@ def _assistant(uuid: str, message_id: str, blocks: list) -> dict:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    (path / ".git").mkdir(parents=True)
-    return path
-
-
-@pytest.fixture
 def remembered(ov):
     assert ov("remember", "I prefer tabs over spaces").exit_code == 0
     assert ov("remember", "My editor is Neovim").exit_code == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ov.hosts import recall
-from tests.test_hooks import _context, _hook, _stdin, project  # noqa: F401  (project: the host's folder, a fixture)
+from tests.test_hooks import _context, _hook, _stdin
 
 TIMESPEC = '''"""Times as people write them."""
 

@@ -17,13 +17,6 @@ ASK = "how do staging deploys run?"
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    (path / ".git").mkdir(parents=True)
-    return path
-
-
-@pytest.fixture
 def deploy(ov):
     assert ov("write", "viking://resources/ops/deploy.md", "--content", DEPLOY).exit_code == 0
 

@@ -46,13 +46,6 @@ def prompt_block(project: Path, prompt: str) -> str:
     return json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer else ""
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    (path / ".git").mkdir(parents=True)
-    return path
-
-
 # --- reading what a prompt names ------------------------------------------------------------
 
 
