@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -158,3 +159,69 @@ def test_an_answer_the_host_did_not_get_is_not_given(deploy, project, ov_home, m
     assert _log(ov_home)[-1]["outcome"] == "not delivered" and _state(ov_home) == []
     assert "make ship" in _ask("claude", project)  # given now, as it was never got
     assert _state(ov_home)
+
+
+def _steps(ov, count: int = 6) -> None:
+    for i in range(1, count + 1):
+        words = " ".join(f"The staging deploy pipeline checks artifact {n} carefully before shipping." for n in range(1, 7))
+        content = f"# Deploy step {i}\n\nStaging deploys run from the release branch, step {i}: {words}\n"
+        assert ov("write", f"viking://resources/ops/deploy{i}.md", "--content", content).exit_code == 0
+
+
+def _uris(text: str) -> list[str]:
+    return re.findall(r'<context uri="([^"]+)"', text)
+
+
+def test_a_second_prompt_gets_the_results_the_first_had_no_room_for(ov, ov_home, project):
+    """(review rev18c #2) The block was filled within the budget first and the given entries taken
+    out after: with room for four of six matching files, the second prompt got "nothing new"
+    although the last two had been left out only for room."""
+    _steps(ov)
+    assert ov("config", "set", "hooks.prompt_budget", "250").exit_code == 0
+    first = _uris(_ask("claude", project))
+    assert 1 <= len(first) < 6
+    second = _uris(_ask("claude", project, "how do staging deploys run, again?"))
+    assert second and not set(first) & set(second)
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "injected" and record["given_before"] == len(first) and record["uris"] == second
+    while len(first) + len(second) < 6:  # each prompt gives the next results, until all are given
+        first, second = first + second, _uris(_ask("claude", project, "and the staging deploys?"))
+        assert second and not set(first) & set(second)
+    assert _ask("claude", project) == ""
+    assert _log(ov_home)[-1]["outcome"] == "nothing new to inject: 6 entries given earlier in this session"
+
+
+def test_ov_search_leaves_nothing_out_for_what_a_session_was_given(ov, ov_home, project):
+    _steps(ov)
+    assert ov("config", "set", "hooks.prompt_budget", "250").exit_code == 0
+    before = ov("search", ASK, "--mode", "context", "--budget", "250", "--json").json["result"]
+    assert _uris(_ask("claude", project))
+    after = ov("search", ASK, "--mode", "context", "--budget", "250", "--json").json["result"]
+    assert after["rendered"] == before["rendered"] and "given" not in after["stats"]
+    assert len(after["entries"]) == len(_uris(before["rendered"])) >= 1
+
+
+def test_what_is_left_below_the_cut_off_stays_silent(ov, deploy, project, ov_home):
+    # The room the given entry frees is no reason to inject a loose match ("staging" alone): what
+    # is left is weighed against hooks.prompt_min_score as a block of its own would be.
+    lunch = "# Lunch\n\nThe cafeteria staging area is cleaned at noon, before the soup is served and the trays are stacked.\n"
+    assert ov("write", "viking://resources/misc/lunch.md", "--content", lunch).exit_code == 0
+    assert ov("config", "set", "hooks.prompt_budget", "70").exit_code == 0
+    assert _uris(_ask("claude", project)) == ["viking://resources/ops/deploy.md"]
+    assert _ask("claude", project, "how do staging deploys run, again?") == ""
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "nothing new to inject: 1 entry given earlier in this session, the rest below hooks.prompt_min_score"
+    assert ov("config", "set", "hooks.prompt_min_score", "0.3").exit_code == 0
+    assert _uris(_ask("claude", project, "how do staging deploys run, once more?")) == ["viking://resources/misc/lunch.md"]
+
+
+def test_another_part_of_a_file_given_in_part_still_comes(ov, project, ov_home):
+    notes = "".join(f"## Note {i}\n\nThe office plant number {i} is watered on Mondays, and the kettle is descaled monthly.\n\n" for i in range(30))
+    runbook = f"# Runbook\n\n## Deploy\n\nStaging deploys run from the release branch with make ship.\n\n{notes}## Rollback\n\nA bad release is undone with make undo.\n"
+    assert ov("write", "viking://resources/ops/runbook.md", "--content", runbook).exit_code == 0
+    assert ov("config", "set", "hooks.prompt_budget", "150").exit_code == 0
+    first = _ask("claude", project)
+    assert "make ship" in first and "make undo" not in first
+    second = _ask("claude", project, "how is a bad release undone?")
+    assert "make undo" in second and "make ship" not in second
+    assert _ask("claude", project) == ""  # its deploy lines, given already

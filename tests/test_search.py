@@ -748,6 +748,30 @@ def test_a_text_shown_once_in_a_context_block_names_the_other_places(runbooks):
     assert roomy.stats["folded"] == 0
 
 
+def test_entries_the_reader_holds_leave_their_room_to_the_next_results(runbooks):
+    # (review rev18c #2: the prompt hook took them out after the block was filled, and the results
+    # dropped for room never came)
+    hits = hits_of(runbooks, "deployctl rollback release", limit=4)
+    roomy = assemble(runbooks, hits, 5000)
+    assert "given" not in roomy.stats and assemble(runbooks, hits, 5000, held=None).rendered == roomy.rendered
+    for budget in range(30, 1200, 10):
+        whole = assemble(runbooks, hits, budget)
+        held = {(e.uri, e.text) for e in whole.entries}
+        block = assemble(runbooks, hits, budget, held=lambda uri, text, held=held: (uri, text) in held)
+        assert not {(e.uri, e.text) for e in block.entries} & held, budget
+        stats = block.stats
+        assert stats["given"] == len(whole.entries), budget
+        assert stats["returned"] + stats["folded"] + stats["dropped"] + stats["given"] == stats["candidates"] == 4
+        assert stats["used_tokens"] <= budget
+        # The next results, in their order: what the block had no room for before.
+        assert [e.uri for e in block.entries] == [h.uri for h in hits if h.uri not in {e.uri for e in whole.entries} | {p.uri for e in whole.entries for p in e.also}][: len(block.entries)], budget
+    # The three folded into a held entry show its text: they are held with it.
+    tight = assemble(runbooks, hits, 70 + HEADER_COST)
+    (entry,) = tight.entries
+    gone = assemble(runbooks, hits, 70 + HEADER_COST, held=lambda uri, text: (uri, text) == (entry.uri, entry.text))
+    assert gone.entries == [] and gone.rendered == "" and gone.stats["given"] == 1 and gone.stats["folded"] == 3
+
+
 def test_the_same_words_of_two_speakers_are_two_entries(store):
     say(store, "s1", ("user", "The nightly flux export failed at dawn."), ("assistant", "The nightly flux export failed at dawn."))
     block = search(store, "nightly flux export", SearchOptions(mode="context", budget=2000)).context

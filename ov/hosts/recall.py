@@ -24,7 +24,9 @@ result is less relevant than ``hooks.prompt_min_score``. A file or folder a rema
 passing is left out of what is searched (:func:`~ov.hosts.topic.about`), and so is what belongs
 to another workspace than the hook's peer: its memories and its conversations going on. What the
 session was given already (its start's profile, an earlier prompt's entries with the same text:
-:mod:`ov.hosts.given`) is left out too: the host holds it.
+:mod:`ov.hosts.given`) is left out too, before the budget is filled: the host holds it, and its
+room goes to the results ranked after it. What is left must still pass the cut-off: loose
+matches in the room of the good answers the session holds are none.
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
 text is reference data, not instructions, and hold at most ``hooks.max_chars`` characters, fence
@@ -533,7 +535,8 @@ def prompt(
     nothing is searched). ``cwd``, the folder the agent works in, says which resources are its
     project's (:mod:`ov.ingest.origins`): theirs answer a file the prompt names, and another
     project's entries are marked. ``given``: the session's :class:`~ov.hosts.given.Given`, whose
-    entries are left out (the host holds them); a block of only those is none."""
+    entries are left out before the budget is filled (the host holds them); a block of only those,
+    or of those and results all below ``min_score``, is none."""
     from ov.errors import IndexNotBuilt, RecordDamaged, StoreLocked
     from ov.hosts.topic import about, about_user, has_topic
     from ov.ingest.origin import projects
@@ -595,6 +598,7 @@ def prompt(
         exclude_below=left_out,
         home=added.home,
         elsewhere=added.elsewhere,
+        held=_holds(given),
     )
     try:
         result = search(store, focus, options, indices=indices)
@@ -605,15 +609,20 @@ def prompt(
     block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
     behind = result.index.get("behind") or ""
     built = any(action.startswith("rebuilt") for action in result.index.get("actions", ()))
-    had = len(block.entries) if block is not None else 0
-    block = _new(block, given)
+    had = block.stats.get("given", 0) if block is not None else 0  # left out before the budget was filled
     if profile is not None:
         found = _with_profile(profile, block if block is not None and block.entries else None)
         found.stale, found.behind, found.relevance, found.built = stale, behind, relevance, built
-        found.given_before = had - (len(block.entries) if block is not None else 0)
+        found.given_before = had
         return found
     if had and not block.entries:
         why = f"{_entries(had)} given earlier in this session"
+        return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built, given_before=had)
+    if had and min_score and relevance >= min_score and max(e.relevance for e in block.entries) < min_score:
+        # What answered the prompt well the session holds; loose matches in its room are the noise
+        # the cut-off keeps out. (A search that passed only by a file the prompt names, below the
+        # cut-off, passes whatever is left.)
+        why = f"{_entries(had)} given earlier in this session, the rest below hooks.prompt_min_score"
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built, given_before=had)
     if block is None or not block.entries:
         if min_score and 0 < relevance < min_score:
@@ -625,7 +634,7 @@ def prompt(
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built)
     keys = [_entry_key(e) for e in block.entries]
     found = Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance, built=built)
-    found.keys, found.given_before = keys, had - len(block.entries)
+    found.keys, found.given_before = keys, had
     return found
 
 
@@ -639,23 +648,17 @@ def _entry_key(entry) -> str:
     return key(entry.uri, entry.text)
 
 
-def _new(block, given):
-    """``block`` without the entries ``given`` holds, its text rendered again from the rest. No
-    line names the ones left out: the host holds their elements, URIs included, in its context
-    (a compaction, which loses them, forgets them here too), and such a line cost tokens on every
-    prompt of a session on one topic to say what the context already shows."""
-    from dataclasses import replace
+def _holds(given):
+    """Whether the session holds an entry, as :func:`ov.retrieval.context.assemble` asks (None
+    without a session's memory: nothing is left out). No line names the ones left out: the host
+    holds their elements, URIs included, in its context (a compaction, which loses them, forgets
+    them here too), and such a line cost tokens on every prompt of a session on one topic to say
+    what the context already shows."""
+    if given is None:
+        return None
+    from ov.hosts.given import key
 
-    from ov.retrieval.context import HEADER, SEPARATOR
-
-    if given is None or block is None or not block.entries or len(block.elements) != len(block.entries):
-        return block
-    kept = [(entry, element) for entry, element in zip(block.entries, block.elements) if not given.held(_entry_key(entry))]
-    if len(kept) == len(block.entries):
-        return block
-    elements = [element for _, element in kept]
-    rendered = SEPARATOR.join([HEADER, *elements]) if kept else ""
-    return replace(block, entries=[entry for entry, _ in kept], rendered=rendered, elements=elements)
+    return lambda uri, text: given.held(key(uri, text))
 
 
 def _other_projects(store, session_id: str | None) -> tuple[str, ...]:

@@ -61,6 +61,11 @@ the block), the host's own wrappers around it (``</system-reminder>``,
 ``</hook_context>``) and a comment like the header (``<!-- ov: …``), in any case and
 with spaces inside. A block with no entries is empty, header and all.
 
+A reader that holds some entries already (the prompt hook's session was given them: the
+``held`` of :func:`assemble`) has them left out before any of this: an entry is its URI and the
+text the block would show of it, and the block is fitted again without it (and the results
+folded into it), so its room goes to the results ranked after it.
+
 The hits come one per text (:func:`ov.retrieval.copies.collapse_copies`): a file and its copy take
 one entry. Results that differ as wholes can still show the same text at the tier the block gives
 them, which 3. folds. The element does not name the copies (tokens the agent rarely needs); the
@@ -112,6 +117,9 @@ class Entry:
     lines: tuple[int, int] | None = None
     message_id: str = ""
     also: tuple[Place, ...] = ()  # other places of the same text (find's Hit.also), not rendered
+    # The result's relevance (find's Hit.relevance), not rendered: the prompt hook's cut-off
+    # weighs what is left once the entries a session holds are left out.
+    relevance: float = field(default=0.0, compare=False)
 
     def to_dict(self) -> dict:
         out = {
@@ -138,8 +146,6 @@ class ContextBlock:
     entries: list[Entry]
     rendered: str
     stats: dict = field(default_factory=dict)
-    # Each entry's element as rendered, in order: the prompt hook leaves out the ones it gave before.
-    elements: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"entries": [e.to_dict() for e in self.entries], "rendered": self.rendered, "stats": self.stats}
@@ -198,11 +204,28 @@ class _Tiers:
         return self._first if at == 1 else self.kept[at - 1][1]
 
 
-def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
-    """The block for ``hits`` (best first) within ``budget`` tokens; see the module docstring."""
+def assemble(store, hits: list[Hit], budget: int, *, held=None) -> ContextBlock:
+    """The block for ``hits`` (best first) within ``budget`` tokens; see the module docstring.
+    ``held``: ``(uri, text) -> bool``, whether the reader holds an entry already (the prompt hook:
+    what its session was given, :mod:`ov.hosts.given`). Such an entry is left out before the
+    budget is filled, with the results folded into it, so its room goes to the next results
+    (counted in ``given``); by default nothing is."""
     projects = session_projects(store, hits)
     options = [_options(store, hit, projects.get(session_of(hit.uri), "")) for hit in hits]
-    chosen, folded = _fit(hits, options, budget - HEADER_COST)
+    candidates, given, gone_folded = len(hits), 0, 0
+    while True:
+        chosen, folded = _fit(hits, options, budget - HEADER_COST)
+        # An entry is known by the text the block would show of it (an entry at a fuller tier is
+        # new), so the fit is run again without the held ones until it shows none: each round
+        # leaves at least one result out, and the tiers rendered are kept.
+        gone = {i for i in chosen if held is not None and held(hits[i].uri, options[i][chosen[i]].text)}
+        if not gone:
+            break
+        # What was folded into an entry the reader holds is held too: its text is that entry's.
+        followers = {i for i, leader in folded.items() if leader in gone}
+        given, gone_folded = given + len(gone), gone_folded + len(followers)
+        hits = [hit for i, hit in enumerate(hits) if i not in gone and i not in followers]
+        options = [tiers for i, tiers in enumerate(options) if i not in gone and i not in followers]
     followers: dict[int, list[Hit]] = {}
     for i, leader in sorted(folded.items()):
         followers.setdefault(leader, []).append(hits[i])
@@ -220,6 +243,7 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
                 lines=option.lines,
                 message_id=hit.message_id if hit.kind == "message" else "",
                 also=hit.also,
+                relevance=hit.relevance,
             )
         )
     rendered = SEPARATOR.join([HEADER, *(options[i][chosen[i]].element for i in sorted(chosen))]) if chosen else ""
@@ -229,13 +253,15 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
     stats = {
         "budget": budget,
         "used_tokens": estimate_tokens(rendered),
-        "candidates": len(hits),
+        "candidates": candidates,
         "returned": len(entries),
-        "folded": len(folded),
-        "dropped": len(hits) - len(entries) - len(folded),
+        "folded": len(folded) + gone_folded,
+        "dropped": candidates - len(entries) - len(folded) - gone_folded - given,
         "tier_counts": counts,
     }
-    return ContextBlock(entries, rendered, stats, [options[i][chosen[i]].element for i in sorted(chosen)])
+    if held is not None:
+        stats["given"] = given
+    return ContextBlock(entries, rendered, stats)
 
 
 def _fit(hits: list[Hit], options: list[_Tiers], left: int) -> tuple[dict[int, int], dict[int, int]]:

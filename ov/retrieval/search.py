@@ -51,6 +51,8 @@ from ov.retrieval.summaries import Held, defer_summaries, explained_by, holding_
 from ov.uri import VikingURI
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ov.retrieval.context import ContextBlock
 
 MODES = ("list", "context")
@@ -91,6 +93,9 @@ class SearchOptions:
     home: tuple[str, ...] = ()  # the asking project's resources (FindOptions.home)
     # Resources added from another project's folder (ov.ingest.origins): the block marks their entries.
     elsewhere: tuple[str, ...] = ()
+    # (uri, text) -> whether the reader holds that entry already: the prompt hook's session was
+    # given it (ov.retrieval.context.assemble's held). None: nothing is left out.
+    held: Callable[[str, str], bool] | None = None
 
 
 @dataclass
@@ -143,7 +148,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         budget = options.budget if options.budget is not None else store.config.retrieval.budget
         elsewhere = tuple(f"viking://{folder}/" for folder in options.elsewhere)
         shown = [replace(hit, project="other") if elsewhere and f"{hit.uri.rstrip('/')}/".startswith(elsewhere) else hit for hit in hits]
-        result.context = assemble(store, shown, budget)
+        result.context = assemble(store, shown, budget, held=options.held)
     return result
 
 
