@@ -22,10 +22,10 @@ another, sealed until the rules it measures were done, and a seventh (:data:`FRE
 blind before the round after the seventh, held back for it, and read for the round after that; a
 ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
 tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
-(:data:`FRESH11`) by a third, held back to measure mem19. Each comment says when its part was read
-untouched; docs/benchmarks.md has the figures.
+(:data:`FRESH11`) by a third, held back to measure mem19; a twelfth (:data:`FRESH12`) by a fourth, held
+back. Each comment says when its part was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -936,6 +936,81 @@ FRESH11: list[tuple[str, list[str], dict]] = [
      {"nothing": True}),
 ]
 
+# A twelfth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (a few of fresh11's, for the format): a data engineer (Airflow/dbt), an
+# SRE on call, an iOS developer, an ML researcher, a product manager who codes a little and an
+# open-source maintainer. Held back: no rule may be fixed on one of its cases by name.
+FRESH12: list[tuple[str, list[str], dict]] = [
+    # ---------------- identity and role (3) ----------------
+    ("f12-data-engineer-identity", ["I'm a data engineer at Zalando, I own the Airflow DAGs for the pricing pipeline"],
+     {"has": [(P, "data engineer"), (P, "Zalando")], "no_event": True}),
+    ("f12-sre-lowercase", ["i'm an sre on the platform team"],
+     {"has": [(P, "sre"), (ANY, "platform team")], "no_event": True}),
+    ("f12-pm-name-role", ["My name is Priya and I'm a product manager who codes a little, mostly SQL and small Python scripts"],
+     {"has": [(P, "Priya"), (P, "product manager")], "no_event": True}),
+    # ---------------- tools and versions (3) ----------------
+    ("f12-dbt-snowflake", ["We're on dbt 1.8 with Snowflake as the warehouse"],
+     {"has": [(ANY, "dbt 1.8"), (ANY, "Snowflake")], "no_event": True}),
+    ("f12-xcode-swift", ["I use Xcode 16.1 and Swift 6"],
+     {"has": [(P, "Xcode 16.1"), (P, "Swift 6")], "no_event": True}),
+    ("f12-pytorch-typo", ["i mostly use pytorch 2.4 and wandb for experiment trackng"],
+     {"has": [(ANY, "pytorch 2.4"), (ANY, "wandb")], "no_event": True}),
+    # ---------------- team conventions (3) ----------------
+    ("f12-we-squash-conventional", ["We squash-merge every PR, and PR titles must follow Conventional Commits"],
+     {"has": [(ANY, "Conventional Commits"), (ANY, "squash")], "no_event": True}),
+    ("f12-stg-prefix-no-we", ["Every dbt source gets a staging model prefixed with stg_"],
+     {"has": [(ANY, "stg_")], "no_event": True}),
+    ("f12-norwegian-rebase", ["Vi rebaser alltid før vi merger, og vi bruker aldri merge-commits."],
+     {"has": [(ANY, "rebaser")], "no_event": True}),
+    # ---------------- project facts (4) ----------------
+    ("f12-service-port-url", ["The ingestion service listens on port 8443 at https://ingest.internal.example.com"],
+     {"has": [(ANY, "8443"), (ANY, "ingest.internal.example.com")], "no_event": True}),
+    ("f12-owner", ["Marta owns the feature store, ask her before changing its schema"],
+     {"has": [(ANY, "Marta"), (ANY, "feature store")], "no_event": True}),
+    ("f12-deadline", ["The App Store submission deadline for v3.2 is March 14"],
+     {"has": [(ANY, "March 14"), (ANY, "3.2")]}),
+    ("f12-environments-lowercase", ["our environments are dev, staging and prod; staging is https://staging.api.example.io"],
+     {"has": [(ANY, "staging.api.example.io")], "no_event": True}),
+    # ---------------- preferences (6) ----------------
+    ("f12-pref-no-x-please", ["no emojis in commit messages please"],
+     {"has": [(PREF, "emoji")], "no_event": True}),
+    ("f12-pref-x-gt-y", ["polars > pandas for anything new"],
+     {"has": [(PREF, "polars")], "no_event": True}),
+    ("f12-pref-polite-request", ["Could you please always add docstrings to public functions?"],
+     {"has": [(PREF, "docstring")], "no_event": True}),
+    ("f12-pref-dislike-typo", ["I realy dislike force-unwrapping optionals in swift"],
+     {"has": [(PREF, "force-unwrap")], "no_event": True}),
+    ("f12-pref-french", ["Je préfère des messages de commit en anglais."],
+     {"has": [(PREF, "anglais")], "no_event": True}),
+    ("f12-pref-spanish-like", ["Me gusta que los tests usen fixtures de pytest, no setUp."],
+     {"has": [(PREF, "fixtures")], "no_event": True}),
+    # ---------------- corrections over time (5) ----------------
+    ("f12-switched-from-helm", ["Our deploys use Helm charts", "We've switched from Helm to Argo CD"],
+     {"has": [(ANY, "Argo CD")], "lacks": [(ANY, "Helm charts")], "no_event": True}),
+    ("f12-ditched-cocoapods", ["I use CocoaPods for dependencies", "we ditched CocoaPods, everything is on Swift Package Manager now"],
+     {"has": [(ANY, "Swift Package Manager")], "lacks": [(ANY, "CocoaPods for dependencies"), (ANY, "uses CocoaPods")], "no_event": True}),
+    ("f12-no-longer-pagerduty", ["Our pager tool is PagerDuty", "We no longer use PagerDuty; alerts go to Opsgenie now"],
+     {"has": [(ANY, "Opsgenie")], "lacks": [(ANY, "tool is PagerDuty"), (ANY, "tool: PagerDuty")], "no_event": True}),
+    ("f12-python-three-steps", ["My default Python is 3.10", "I upgraded to Python 3.11", "actually it's Python 3.12 now"],
+     {"has": [(ANY, "3.12")], "lacks": [(ANY, "3.10"), (ANY, "3.11")], "no_event": True}),
+    ("f12-chinese-branch-rename", ["我们的主分支叫 master", "主分支已经改名为 main 了"],
+     {"has": [(ANY, "main")], "lacks": [(ANY, "master")], "no_event": True}),
+    # ---------------- dated events (2) ----------------
+    ("f12-event-outage", ["Yesterday we had a 40-minute outage of the checkout API because a TLS cert expired"],
+     {"has": [("events/*", "outage")]}),
+    ("f12-event-release", ["On 2026-11-28 I released tomlkit-lite 3.0 to PyPI"],
+     {"has": [("events/*", "3.0")]}),
+    # ---------------- nothing to keep (4) ----------------
+    ("f12-none-question", ["why is dbt run so slow on the incremental models?"],
+     {"nothing": True}),
+    ("f12-none-command", ["bump the version in pyproject.toml and tag the release"],
+     {"nothing": True}),
+    ("f12-none-thinking", ["hmm, maybe the leak comes from the image cache, let me check in Instruments"],
+     {"nothing": True}),
+    ("f12-none-chatter", ["thanks, that worked!"],
+     {"nothing": True}),
+]
+
 
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
@@ -961,8 +1036,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH10
     if name == "fresh11":
         return FRESH11
+    if name == "fresh12":
+        return FRESH12
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -1039,12 +1116,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
