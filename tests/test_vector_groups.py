@@ -57,16 +57,18 @@ def test_past_the_flat_copys_limit_a_cold_search_reads_the_grouped_copy(tmp_path
     assert isinstance(grouped, GroupedVectors) and grouped.labels() == set(labels)
     answers = [grouped.search(query.tolist(), 50) for query in queries]
     monkeypatch.setitem(sys.modules, "numpy", np)  # numpy's own functions below import it
-    found = []
+    found, first = [], 0
     for query, got in zip(queries, answers):
         sims = matrix @ query
         exact = [labels[i] for i in np.argsort(-sims)[:50]]
-        assert got[0][0] == exact[0]  # the nearest is always in the nearest group
+        first += got[0][0] == exact[0]
         # The similarities are the vectors' own, to the flat copy's precision, best first.
         assert np.allclose([s for _, s in got], [sims[labels.index(label)] for label, _ in got], atol=1e-4)
         assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
         found.append(len({label for label, _ in got} & set(exact)) / 50)
-    assert np.mean(found) >= 0.9  # approximate, as hnswlib is: most of the nearest 50
+    # Approximate, as hnswlib is: most of the nearest 50 (0.96 here), and the nearest itself for
+    # nearly every query (19 of 20: a third of these vectors is compared).
+    assert np.mean(found) >= 0.9 and first >= 18
 
 
 def test_a_cold_process_searches_the_grouped_copy_without_importing_numpy(tmp_path, small_limits):
@@ -123,7 +125,7 @@ def test_asking_again_for_more_neighbours_of_the_same_query_compares_more_groups
 
 
 def test_allowed_records_scattered_over_the_store_are_searched_through_hnswlib(tmp_path, small_limits, monkeypatch):
-    monkeypatch.setattr(vector_groups, "ALLOWED_SEARCHES", 1)  # at 1,500 vectors four searches' worth is the whole store
+    monkeypatch.setattr(vector_groups, "ALLOWED_PER_ROOT", 25)  # at 1,500 vectors 100 * sqrt(n) is the whole store
     matrix = _topics(1500, 10)
     _, path = _saved(tmp_path, matrix, list(range(1500)))
     grouped = GroupedVectors.load(groups_path(path), DIM, 1500)
@@ -137,6 +139,24 @@ def test_allowed_records_scattered_over_the_store_are_searched_through_hnswlib(t
     few = GroupedVectors.load(groups_path(path), DIM, 1500)
     assert [label for label, _ in few.search(query.tolist(), 3, {1, 2, 3})] == sorted({1, 2, 3}, key=lambda label: -sims[label])
     assert few._graph is None  # a few groups: compared in plain Python
+
+
+def test_allowed_records_in_more_groups_than_a_search_compares_stay_in_plain_python(tmp_path, small_limits, monkeypatch):
+    """How many vectors a search compares and when a filtered one goes to hnswlib are separate
+    limits: fewer compared by a search sends no filtered search to numpy sooner."""
+    matrix = _topics(1500, 10)
+    _, path = _saved(tmp_path, matrix, list(range(1500)))
+    _without_numpy(monkeypatch)
+    monkeypatch.setattr(vector_groups, "COMPARED_PER_ROOT", 1)  # 39 vectors a search: every group holds more
+    grouped = GroupedVectors.load(groups_path(path), DIM, 1500)
+    query = matrix[7]
+    allowed = set(range(0, 1500, 3))  # in every group: the whole store, under 100 * sqrt(n)
+    got = grouped.search(query.tolist(), 20, allowed)
+    monkeypatch.setitem(sys.modules, "numpy", np)
+    sims = matrix @ query
+    want = sorted((sims[label] for label in allowed), reverse=True)[:20]
+    assert {label for label, _ in got} <= allowed and np.allclose([sim for _, sim in got], want, atol=1e-4)  # exact, to the copy's precision
+    assert grouped._graph is None  # compared in plain Python, without hnswlib
 
 
 def test_a_grouped_copy_whose_groups_do_not_add_up_is_refused(tmp_path, small_limits):

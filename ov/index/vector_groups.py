@@ -6,9 +6,10 @@ cost grows with every vector. Past its limit the vectors are grouped around ``2 
 centroids (spherical k-means, made when the copy is first written and again each time the index
 has doubled or halved since), and stored like the flat copy, group after group. A query is
 compared with the centroids, then with the vectors of the nearest groups until about
-``25 * sqrt(n)`` vectors have been compared: an inverted file. On the built-in model's vectors of
-SciFact and LoCoMo that finds about as many of the exact 200 nearest as hnswlib does at the ``ef``
-ov searches it with, for a few milliseconds instead of numpy's import (bench/vector_groups.py).
+``12 * sqrt(n)`` vectors have been compared: an inverted file. On the built-in model's vectors of
+SciFact and LoCoMo that finds about 0.8 of the exact 200 nearest (hnswlib, at the ``ef`` ov searches
+it with, about 0.9) and the benchmarks score as they do searched exactly, for a few milliseconds
+instead of numpy's import (bench/vector_groups.py).
 
 A search among allowed records compares every group that holds one of their passages, so it is
 exact. The file is written whole and atomically, after the hnswlib file, which stays the
@@ -41,11 +42,18 @@ GROUPED_COMPONENTS = 1 << 25
 # 1,536 stop at about 7,000 vectors.
 GROUPED_SEARCH = 1 << 17
 GROUPS_PER_ROOT = 2  # groups: 2 * sqrt(n)
-COMPARED_PER_ROOT = 25  # vectors compared by a search: 25 * sqrt(n), about 50 average groups
-# A search among allowed records scattered over more groups than hold this many searches' worth of
+# Vectors compared by a search: 12 * sqrt(n), about 25 average groups. The cost of a cold search
+# follows it (at 53,000 vectors 25 * sqrt(n) took 15 ms, 12 * sqrt(n) 7 ms), and what finds score
+# does not: SciFact's nDCG@10 and LoCoMo's R@10 and MRR stay within noise from 25 down to 8, though
+# of the exact 200 nearest it finds 0.80 where 25 found 0.91 (docs/benchmarks.md, "How many to
+# compare"). A static model's cosine is a small weight in the fusion, and the nearest few, which
+# bring the records the words missed, are found far more often than the 200th.
+COMPARED_PER_ROOT = 12
+# A search among allowed records scattered over groups holding more than this many times sqrt(n)
 # vectors goes to hnswlib instead: comparing nearly every vector in plain Python (53,000 of them with
 # 2,650 records allowed: 150 ms) costs more than numpy's import and hnswlib's filtered search.
-ALLOWED_SEARCHES = 4
+# Four searches' worth when a search compared 25 * sqrt(n); not tied to COMPARED_PER_ROOT.
+ALLOWED_PER_ROOT = 100
 _KMEANS_ROUNDS = 8
 _KMEANS_SAMPLE = 32  # the centroids are made from at most this many vectors a group
 
@@ -235,14 +243,13 @@ class GroupedVectors:
     def search(self, vector, limit: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest ``limit`` vectors found, best first; ties by
         label. ``allowed``: only the passages of these records, exactly: every group holding one is
-        compared, or, when those groups hold more than :data:`ALLOWED_SEARCHES` searches' worth of
+        compared, or, when those groups hold more than :data:`ALLOWED_PER_ROOT` times ``sqrt(n)``
         vectors (allowed records scattered over the store), hnswlib's filtered search does it."""
-        budget = round(COMPARED_PER_ROOT * math.sqrt(self.live))
         if allowed is None:
-            chosen = self._nearest_groups(vector, max(limit, budget))
+            chosen = self._nearest_groups(vector, max(limit, round(COMPARED_PER_ROOT * math.sqrt(self.live))))
         else:
             chosen = frozenset(self._group_of_row(row) for row in self._rows_of_records(allowed))
-            if sum(self._starts[group + 1] - self._starts[group] for group in chosen) > ALLOWED_SEARCHES * budget:
+            if sum(self._starts[group + 1] - self._starts[group] for group in chosen) > ALLOWED_PER_ROOT * math.sqrt(self.live):
                 if self._graph is None:
                     from ov.index.vectors import VectorIndex
 
