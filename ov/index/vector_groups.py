@@ -8,8 +8,8 @@ has doubled or halved since), and stored like the flat copy, group after group. 
 compared with the centroids, then with the vectors of the nearest groups until about
 ``12 * sqrt(n)`` vectors have been compared: an inverted file. On the built-in model's vectors of
 SciFact and LoCoMo that finds about 0.8 of the exact 200 nearest (hnswlib, at the ``ef`` ov searches
-it with, about 0.9) and the benchmarks score as they do searched exactly, for a few milliseconds
-instead of numpy's import (bench/vector_groups.py).
+it with, about 0.9) and the benchmarks score nearly as they do searched exactly, for a few
+milliseconds instead of numpy's import (bench/vector_groups.py).
 
 A search among allowed records compares every group that holds one of their passages, so it is
 exact. The file is written whole and atomically, after the hnswlib file, which stays the
@@ -43,11 +43,12 @@ GROUPED_COMPONENTS = 1 << 25
 GROUPED_SEARCH = 1 << 17
 GROUPS_PER_ROOT = 2  # groups: 2 * sqrt(n)
 # Vectors compared by a search: 12 * sqrt(n), about 25 average groups. The cost of a cold search
-# follows it (at 53,000 vectors 25 * sqrt(n) took 15 ms, 12 * sqrt(n) 7 ms), and what finds score
-# does not: SciFact's nDCG@10 and LoCoMo's R@10 and MRR stay within noise from 25 down to 8, though
-# of the exact 200 nearest it finds 0.80 where 25 found 0.91 (docs/benchmarks.md, "How many to
-# compare"). A static model's cosine is a small weight in the fusion, and the nearest few, which
-# bring the records the words missed, are found far more often than the 200th.
+# follows it (at 53,000 vectors 25 * sqrt(n) took 13 ms of CPU, 12 * sqrt(n) 7 ms), and what finds
+# score hardly does: LoCoMo's R@10 and MRR stay the same from 25 down to 10, SciFact's nDCG@10 falls
+# by 0.003 (0.705 to 0.702), though of the exact 200 nearest it finds 0.80 where 25 found 0.91
+# (docs/benchmarks.md, "How many to compare"). A static model's cosine is a small weight in the
+# fusion, and the nearest few, which bring the records the words missed, are found far more often
+# than the 200th.
 COMPARED_PER_ROOT = 12
 # A search among allowed records scattered over groups holding more than this many times sqrt(n)
 # vectors goes to hnswlib instead: comparing nearly every vector in plain Python (53,000 of them with
