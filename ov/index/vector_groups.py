@@ -36,10 +36,12 @@ _HEAD = struct.Struct("<8sIIII")
 # keeps a grouped copy. Above it making the centroids again (once each time the index doubles)
 # takes seconds, and hnswlib serves alone.
 GROUPED_COMPONENTS = 1 << 25
-# A search compares about 27 * sqrt(n) vectors (centroids and groups) of `dimension` numbers each, at
-# ~12 ns a number: up to this dimension * sqrt(n) that stays under ~40 ms, well below numpy's import
-# and hnswlib's file. The built-in model's 256 dimensions meet GROUPED_COMPONENTS first; an API's
-# 1,536 stop at about 7,000 vectors.
+# A search compares about 14 * sqrt(n) vectors (centroids and groups) of `dimension` numbers each, at
+# ~12 ns a number: up to this dimension * sqrt(n) that stays under ~20 ms, well below numpy's import
+# and hnswlib's file (set when a search compared 27 * sqrt(n), under ~40 ms; not raised since: an
+# API's model is not static, and what comparing fewer costs its finds was not measured). The
+# built-in model's 256 dimensions meet GROUPED_COMPONENTS first; an API's 1,536 stop at about 7,000
+# vectors.
 GROUPED_SEARCH = 1 << 17
 GROUPS_PER_ROOT = 2  # groups: 2 * sqrt(n)
 # Vectors compared by a search: 12 * sqrt(n), about 25 average groups. The cost of a cold search
