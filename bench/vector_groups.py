@@ -43,7 +43,7 @@ from pathlib import Path
 if sys.argv[4] == "hnswlib":
     import numpy  # a process that has numpy searches hnswlib: what one without the copy pays
 from ov.index import vectors
-found = vectors.load_for_search(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
+found = vectors.load_for_search(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), static=True)
 near = vectors.nearest_records(found, json.loads(sys.stdin.read()), 200)
 print(json.dumps([type(found).__name__, time.perf_counter() - start, len(near)]))
 """
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             index = VectorIndex.create(matrix.shape[1], size)
             index.add(matrix[:size], list(range(size)))
             build_s, _ = common.time_call(lambda: index.save(path))
-            grouped = vector_groups.GroupedVectors.load(groups_path(path), matrix.shape[1], size)
+            grouped = vector_groups.GroupedVectors.load(groups_path(path), matrix.shape[1], size, static=True)  # the built-in model's
             exact = np.argsort(-(asked @ matrix[:size].T), axis=1)[:, :NEAREST]
             found = {"grouped": [], "hnswlib": []}
             for query, want in zip(asked, exact):
@@ -191,7 +191,7 @@ def quality(report) -> None:
     from ov.index import vector_groups, vectors
 
     vectors.EXACT_COMPONENTS = 0  # no flat copy: the grouped one is written for every index
-    vectors.load_for_search = lambda path, dimension, live: vector_groups.GroupedVectors.load(vectors.groups_path(path), dimension, live)
+    vectors.load_for_search = lambda path, dimension, live, static=False: vector_groups.GroupedVectors.load(vectors.groups_path(path), dimension, live, static)
     print("\nSciFact, the built-in model, searched through grouped copies:")
     scifact.main([str(SCIFACT), "--embedder", "builtin", "--no-baseline"])
     print("\nLoCoMo, the built-in model, searched through grouped copies:")

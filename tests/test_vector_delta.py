@@ -242,3 +242,20 @@ def _store(ov_home):
 
     home = Home(ov_home)
     return Store(home, resolve_identity({}, {}, {}), load_config(home).config)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_the_index_tells_the_vectors_it_loads_whether_a_static_model_made_them(hashed, ov_home, monkeypatch, static):
+    """A static model's grouped copy is searched comparing fewer vectors (vector_groups): the
+    index passes what its embedder is, on opening and on the update's load alike."""
+    from ov.index import sync, vectors
+    from ov.index.embedders.hashing import HashEmbedder
+
+    monkeypatch.setattr(HashEmbedder, "static", static)
+    seen = []
+    real = vectors.load_for_search
+    monkeypatch.setattr(vectors, "load_for_search", lambda path, dimension, live, static=False: seen.append(static) or real(path, dimension, live, static))
+    sync.Indices(_store(ov_home)).open()
+    write(hashed, "viking://resources/notes/soup.md", "A tomato soup with basil")
+    sync.Indices(_store(ov_home)).open()  # an update, then the search's load
+    assert seen and set(seen) == {static}

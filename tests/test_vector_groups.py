@@ -285,3 +285,18 @@ def test_a_grouped_copy_written_out_of_step_with_the_index_is_removed(tmp_path, 
     assert not groups_path(tmp_path / "vectors-000002.hnsw").exists()
     _without_numpy(monkeypatch)
     assert isinstance(load_for_search(tmp_path / "vectors-000002.hnsw", DIM, 797), VectorIndex)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_a_static_models_copy_is_searched_comparing_fewer_vectors(tmp_path, monkeypatch, small_limits, static):
+    """12 * sqrt(n) vectors of a static model's (whose cosine weighs little in a find), 25 * sqrt(n)
+    of another's: the nearest groups until they hold that many."""
+    matrix = _topics(1500, 13)
+    _, path = _saved(tmp_path, matrix, list(range(1500)))
+    _without_numpy(monkeypatch)
+    grouped = load_for_search(path, DIM, 1500, static=static)
+    assert isinstance(grouped, GroupedVectors) and grouped.static is static
+    grouped.search(matrix[5].tolist(), 10)
+    sizes = [grouped._starts[group + 1] - grouped._starts[group] for group in grouped._last[1]]
+    wanted = round((vector_groups.STATIC_COMPARED_PER_ROOT if static else vector_groups.COMPARED_PER_ROOT) * 1500**0.5)
+    assert sum(sizes) >= wanted > sum(sizes) - max(sizes)  # the last group chosen reached it

@@ -293,7 +293,8 @@ class Opening:
 
             path = self.root / meta.vectors_file
             try:
-                base = load_for_search(path, dimension, live)
+                # A static model's grouped copy is searched comparing fewer vectors (vector_groups).
+                base = load_for_search(path, dimension, live, getattr(self._embedder(), "static", False))
             except (OSError, RuntimeError, TypeError, KeyError) as exc:
                 # hnswlib says little ("Index seems to be corrupted or unsupported"); its header says more.
                 why = hnsw_problem(path, dimension, live) or str(exc)

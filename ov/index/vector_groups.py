@@ -6,10 +6,11 @@ cost grows with every vector. Past its limit the vectors are grouped around ``2 
 centroids (spherical k-means, made when the copy is first written and again each time the index
 has doubled or halved since), and stored like the flat copy, group after group. A query is
 compared with the centroids, then with the vectors of the nearest groups until about
-``12 * sqrt(n)`` vectors have been compared: an inverted file. On the built-in model's vectors of
-SciFact and LoCoMo that finds about 0.8 of the exact 200 nearest (hnswlib, at the ``ef`` ov searches
-it with, about 0.9) and the benchmarks score nearly as they do searched exactly, for a few
-milliseconds instead of numpy's import (bench/vector_groups.py).
+``25 * sqrt(n)`` vectors have been compared, ``12 * sqrt(n)`` for a static model's: an inverted
+file. On the built-in model's vectors of SciFact and LoCoMo that finds about 0.9 of the exact 200
+nearest (as hnswlib does at the ``ef`` ov searches it with), 0.8 comparing ``12 * sqrt(n)``, and
+the benchmarks score nearly as they do searched exactly, for a few milliseconds instead of numpy's
+import (bench/vector_groups.py).
 
 A search among allowed records compares every group that holds one of their passages, so it is
 exact. The file is written whole and atomically, after the hnswlib file, which stays the
@@ -36,26 +37,29 @@ _HEAD = struct.Struct("<8sIIII")
 # keeps a grouped copy. Above it making the centroids again (once each time the index doubles)
 # takes seconds, and hnswlib serves alone.
 GROUPED_COMPONENTS = 1 << 25
-# A search compares about 14 * sqrt(n) vectors (centroids and groups) of `dimension` numbers each, at
-# ~12 ns a number: up to this dimension * sqrt(n) that stays under ~20 ms, well below numpy's import
-# and hnswlib's file (set when a search compared 27 * sqrt(n), under ~40 ms; not raised since: an
-# API's model is not static, and what comparing fewer costs its finds was not measured). The
-# built-in model's 256 dimensions meet GROUPED_COMPONENTS first; an API's 1,536 stop at about 7,000
-# vectors.
+# A search compares about 27 * sqrt(n) vectors (centroids and groups) of `dimension` numbers each, at
+# ~12 ns a number: up to this dimension * sqrt(n) that stays under ~40 ms, well below numpy's import
+# and hnswlib's file (a static model's 14 * sqrt(n), half that). The built-in model's 256 dimensions
+# meet GROUPED_COMPONENTS first; an API's 1,536 stop at about 7,000 vectors.
 GROUPED_SEARCH = 1 << 17
 GROUPS_PER_ROOT = 2  # groups: 2 * sqrt(n)
-# Vectors compared by a search: 12 * sqrt(n), about 25 average groups. The cost of a cold search
-# follows it (at 53,000 vectors 25 * sqrt(n) took 13 ms of CPU, 12 * sqrt(n) 7 ms), and what finds
-# score hardly does: LoCoMo's R@10 and MRR stay the same from 25 down to 10, SciFact's nDCG@10 falls
-# by 0.003 (0.705 to 0.702), though of the exact 200 nearest it finds 0.80 where 25 found 0.91
-# (docs/benchmarks.md, "How many to compare"). A static model's cosine is a small weight in the
-# fusion, and the nearest few, which bring the records the words missed, are found far more often
-# than the 200th.
-COMPARED_PER_ROOT = 12
+# Vectors compared by a search: 25 * sqrt(n), about 50 average groups, which finds about as many of
+# the exact 200 nearest as hnswlib does (0.91 at 53,000 vectors of the built-in model).
+COMPARED_PER_ROOT = 25
+# The same for a static model's vectors (the built-in model, model2vec, the hashing embedder):
+# 12 * sqrt(n). The cost of a cold search follows it (at 53,000 vectors 25 * sqrt(n) took 13 ms of
+# CPU, 12 * sqrt(n) 7 ms), and what finds score hardly does: LoCoMo's R@10 and MRR stay the same from
+# 25 down to 10, SciFact's nDCG@10 falls by 0.003 (0.705 to 0.702), though of the exact 200 nearest
+# it finds 0.80 (docs/benchmarks.md, "How many to compare"). A static model's cosine is a small
+# weight in the fusion, and the nearest few, which bring the records the words missed, are found far
+# more often than the 200th. A model that reads context weighs its neighbours fully (the fusion's
+# MODEL_WEIGHTS), and what comparing fewer costs it was not measured: it keeps COMPARED_PER_ROOT.
+STATIC_COMPARED_PER_ROOT = 12
 # A search among allowed records scattered over groups holding more than this many times sqrt(n)
 # vectors goes to hnswlib instead: comparing nearly every vector in plain Python (53,000 of them with
 # 2,650 records allowed: 150 ms) costs more than numpy's import and hnswlib's filtered search.
-# Four searches' worth when a search compared 25 * sqrt(n); not tied to COMPARED_PER_ROOT.
+# Four searches' worth at COMPARED_PER_ROOT; not tied to it, so that a static model's searches,
+# which compare fewer, send no filtered search to numpy sooner.
 ALLOWED_PER_ROOT = 100
 _KMEANS_ROUNDS = 8
 _KMEANS_SAMPLE = 32  # the centroids are made from at most this many vectors a group
@@ -194,8 +198,9 @@ class GroupedVectors:
     """A grouped copy, read for searching (see the module docstring): only the head, the groups'
     bounds and the centroids are read on opening; a search reads the groups it compares."""
 
-    def __init__(self, path: Path, view: mmap.mmap, dimension: int, live: int, groups: int, trained: int) -> None:
+    def __init__(self, path: Path, view: mmap.mmap, dimension: int, live: int, groups: int, trained: int, static: bool = False) -> None:
         self._path = path
+        self.static = static  # a static model's vectors: a search compares STATIC_COMPARED_PER_ROOT
         self._view = view
         self.dimension = dimension
         self.live = live
@@ -223,7 +228,7 @@ class GroupedVectors:
         self._graph = None  # the generation's hnswlib index, loaded for a filtered search only
 
     @classmethod
-    def load(cls, path: Path, dimension: int, live: int) -> GroupedVectors:
+    def load(cls, path: Path, dimension: int, live: int, static: bool = False) -> GroupedVectors:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size < _HEAD.size:
@@ -241,7 +246,7 @@ class GroupedVectors:
         if starts[0] != 0 or starts[-1] != count or any(a > b for a, b in zip(starts, starts[1:])):
             view.close()
             raise ValueError(f"{path.name} has groups that do not add up to its {count} vectors")
-        return cls(path, view, dim, count, groups, trained)
+        return cls(path, view, dim, count, groups, trained, static)
 
     def search(self, vector, limit: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest ``limit`` vectors found, best first; ties by
@@ -249,7 +254,8 @@ class GroupedVectors:
         compared, or, when those groups hold more than :data:`ALLOWED_PER_ROOT` times ``sqrt(n)``
         vectors (allowed records scattered over the store), hnswlib's filtered search does it."""
         if allowed is None:
-            chosen = self._nearest_groups(vector, max(limit, round(COMPARED_PER_ROOT * math.sqrt(self.live))))
+            per_root = STATIC_COMPARED_PER_ROOT if self.static else COMPARED_PER_ROOT
+            chosen = self._nearest_groups(vector, max(limit, round(per_root * math.sqrt(self.live))))
         else:
             chosen = frozenset(self._group_of_row(row) for row in self._rows_of_records(allowed))
             if sum(self._starts[group + 1] - self._starts[group] for group in chosen) > ALLOWED_PER_ROOT * math.sqrt(self.live):

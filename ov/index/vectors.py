@@ -158,10 +158,11 @@ def groups_path(path: Path) -> Path:
     return path.with_suffix(GROUPS_SUFFIX)
 
 
-def load_for_search(path: Path, dimension: int, live: int):
+def load_for_search(path: Path, dimension: int, live: int, static: bool = False):
     """The vectors of generation ``path`` for searching: the flat copy when there is a whole one
     (no numpy, no hnswlib); past its limit, in a process without numpy, the grouped copy when
-    there is a whole one; else the hnswlib index."""
+    there is a whole one (``static``: of a static model's vectors, which a search compares fewer
+    of); else the hnswlib index."""
     exact = exact_path(path)
     if exact_fits(live, dimension) and exact.is_file():
         try:
@@ -174,7 +175,7 @@ def load_for_search(path: Path, dimension: int, live: int):
         grouped = groups_path(path)
         if vector_groups.grouped_fits(live, dimension) and grouped.is_file():
             try:
-                return vector_groups.GroupedVectors.load(grouped, dimension, live)
+                return vector_groups.GroupedVectors.load(grouped, dimension, live, static)
             except (OSError, ValueError):
                 pass
     return VectorIndex.load(path, dimension, live)
