@@ -215,6 +215,17 @@ def test_what_is_left_below_the_cut_off_stays_silent(ov, deploy, project, ov_hom
     assert _uris(_ask("claude", project, "how do staging deploys run, once more?")) == ["viking://resources/misc/lunch.md"]
 
 
+def test_a_file_the_prompt_names_comes_though_the_rest_is_below_the_cut_off(ov, deploy, project, ov_home):
+    # (review rev19 #3) The rule above is for loose matches: a file the prompt names is wanted
+    # whatever its words match, as the search's own cut-off lets it through. The prompt's
+    # relevance came from the given deploy notes, so that file alone was below the cut-off.
+    assert ov("write", "viking://resources/ops/limits.yaml", "--content", "retries: 3\nbackoff_s: 12\nzone: north-2\n").exit_code == 0
+    assert _uris(_ask("claude", project)) == ["viking://resources/ops/deploy.md"]
+    prompt = "do staging deploys run from the release branch with make ship, reading limits.yaml?"
+    assert "viking://resources/ops/limits.yaml" in _uris(_ask("claude", project, prompt))
+    assert _log(ov_home)[-1]["outcome"] == "injected"
+
+
 def test_another_part_of_a_file_given_in_part_still_comes(ov, project, ov_home):
     notes = "".join(f"## Note {i}\n\nThe office plant number {i} is watered on Mondays, and the kettle is descaled monthly.\n\n" for i in range(30))
     runbook = f"# Runbook\n\n## Deploy\n\nStaging deploys run from the release branch with make ship.\n\n{notes}## Rollback\n\nA bad release is undone with make undo.\n"

@@ -618,10 +618,11 @@ def prompt(
     if had and not block.entries:
         why = f"{_entries(had)} given earlier in this session"
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built, given_before=had)
-    if had and min_score and relevance >= min_score and max(e.relevance for e in block.entries) < min_score:
+    if had and min_score and relevance >= min_score and max(e.relevance for e in block.entries) < min_score and not _names_one(focus, block.entries):
         # What answered the prompt well the session holds; loose matches in its room are the noise
-        # the cut-off keeps out. (A search that passed only by a file the prompt names, below the
-        # cut-off, passes whatever is left.)
+        # the cut-off keeps out. A file the prompt names is wanted whatever its words match, as the
+        # search's own cut-off lets it through (and a search that passed only by such a file,
+        # below the cut-off, passes whatever is left).
         why = f"{_entries(had)} given earlier in this session, the rest below hooks.prompt_min_score"
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built, given_before=had)
     if block is None or not block.entries:
@@ -646,6 +647,14 @@ def _entry_key(entry) -> str:
     from ov.hosts.given import key
 
     return key(entry.uri, entry.text)
+
+
+def _names_one(text: str, entries) -> bool:
+    """Whether ``text`` names the file of one of ``entries`` (:mod:`ov.retrieval.named`)."""
+    from ov.retrieval.named import match, named_paths
+
+    named = named_paths(text)
+    return bool(named) and any(match(entry.uri, named)[1] for entry in entries)
 
 
 def _holds(given):
