@@ -121,6 +121,13 @@ _CHOICE = r"[^\W\d][\w'/+#.-]*(?:\s+[\w'/+#.-]+){0,3}?"
 _CHOICE_TAIL = r"(?:[\s,]+(?:for\s+me|always|please|pls|plz|thanks|every\s+time|any\s+day|by\s+default))*[\s.!]*"
 # "tabs over spaces", "early returns over nested ifs": A over B alone in its clause.
 _OVER_RE = re.compile(rf"(?i)^(?P<a>{_CHOICE})\s+over\s+(?P<b>{_CHOICE}){_CHOICE_TAIL}$")
+# "Hypothesis beats hand-written examples every time", "pytest is better than unittest": one thing
+# ranked above another, alone in its clause, is the user's choice of it (what beat what, in the past,
+# is a happening, and a figure is a measurement: "the new build beats the old one by 20%").
+_BEATS_RE = re.compile(
+    rf"(?i)^(?P<a>{_CHOICE})\s+(?:beats|trumps|wins\s+over|is\s+(?:way\s+|much\s+|far\s+)?better\s+than|are\s+(?:way\s+|much\s+|far\s+)?better\s+than)"
+    rf"\s+(?P<b>{_CHOICE})(?:[\s,]+(?:hands\s+down|by\s+far))?{_CHOICE_TAIL}$"
+)
 # "dark mode please", "spaces pls": a thing asked for alone, as a standing choice.
 _PLEASE_RE = re.compile(rf"(?i)^(?P<a>{_CHOICE})[\s,]+(?:please|pls|plz)(?:[\s,]+(?:always|by\s+default|for\s+me))*[\s.!]*$")
 # Words a bare choice never opens on: who or what is pointed at, a verb (what is asked for now, or
@@ -157,8 +164,9 @@ def preferred(clause: str) -> str:
     match = _RATHER_THAN_RE.match(clause)
     if match:
         return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}"
-    if (over := _OVER_RE.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b"), chosen=False):
-        return f"I prefer {over.group('a')} over {over.group('b')}"
+    for shape in (_OVER_RE, _BEATS_RE):
+        if (over := shape.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b"), chosen=False) and (shape is _OVER_RE or not re.search(r"\d", clause)):
+            return f"I prefer {over.group('a')} over {over.group('b')}"
     return clause
 
 
