@@ -15,7 +15,10 @@ when no rule reads a statement in them:
   before committing"); a day makes it a reminder ("renew the cert on Friday"), kept as a dated note;
 - thinking aloud: "hmm ok let me think about it", "let's see", "give me a sec", "I'll think about it",
   "not sure yet, will check later", with no name nor figure in it; and an acknowledgement alone
-  ("ok cool", "sounds good", "got it, makes sense").
+  ("ok cool", "sounds good", "got it, makes sense"). A guess said on the way to a look ("hmm, maybe
+  the race is in the DMA callback... let me look at that first", "I wonder if it's the cache; let me
+  check") is thinking aloud too, names and all: the guess is of the moment, and what the look finds is
+  what would be worth keeping. A guess alone is kept as a dated note (the user asked for it).
 """
 
 from __future__ import annotations
@@ -56,12 +59,30 @@ _ACK_RE = re.compile(
 )
 
 
+# A guess: a hedge opening a sentence ("maybe", "I wonder if", "could it be that").
+_GUESS_RE = re.compile(
+    rf"(?i)^{_FILLER}(?:maybe|perhaps|probably|possibly|presumably|I\s+(?:wonder|guess|suspect|bet)|could\s+(?:it\s+)?be|"
+    r"might\s+be|it\s+(?:might|could|may)\s+be)\b"
+)
+_PARTS_RE = re.compile(r"\s*(?:\.{2,}|\u2026|[.;!]\s+|,\s+(?=(?:so\s+|ok\s+|then\s+)?let\s+me\b))\s*")
+
+
 def of_the_moment(text: str) -> bool:
     """Whether ``text`` (read by no rule) is a task for now or thinking aloud, which keeps nothing."""
     said = " ".join(text.split()).strip()
     if _ACK_RE.match(said):
         return True
+    parts = [p for p in _PARTS_RE.split(said.rstrip(".!")) if p.strip(" .,")]
+    if len(parts) > 1 and not said.endswith("?") and all(_GUESS_RE.match(p) or _aloud(p) for p in parts):
+        return any(_aloud(p) for p in parts) and any(_GUESS_RE.match(p) for p in parts)
+    if _ALOUD_RE.match(said):
+        return _aloud(said)
+    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?")
+
+
+def _aloud(said: str) -> bool:
+    """Whether ``said`` is thinking aloud, naming nothing."""
     if _ALOUD_RE.match(said):
         # ("let me think about the Postgres 16 upgrade": it names something, a note of it is kept)
         return not re.search(r"[\d`/_@:]", said) and not any(w[:1].isupper() for w in said.split()[1:] if w not in ("I", "I'll", "I'd"))
-    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?")
+    return False
