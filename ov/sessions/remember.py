@@ -118,6 +118,13 @@ def remember(
     # A part said to the agent about what the rest said, naming nothing ("Keep that in mind when you
     # ...", "I'll apply it"), adds nothing to the statements read from the rest: no dated note is
     # kept for it. A fact leaning on the rest ("I need the VPN for it") is kept.
+    # The half of a switch that only says what was left ("I ditched CLion, my editor is VS Code now",
+    # "I dropped Jira, we track bugs in Linear now"), when the rest was read, is read as "I no longer
+    # use CLion": a note would repeat the switch the profile now holds.
+    if candidates and any(c.memory_type != "events" for c in candidates):
+        for part in [p for p in unread if _left_behind(p)]:
+            ended = extract_text(f"I no longer use {_left_behind(part)}", when=when, user=store.identity.user)
+            candidates, unread[:] = [*ended, *candidates], [p for p in unread if p != part]
     if candidates and all(_to_the_agent(part) for part in unread):
         unread.clear()
     if memory_type in (None, "events") and unread:
@@ -194,6 +201,23 @@ _GREETING_RE = re.compile(
     r"(?i)^(?:(?:hi|hello|hey|hiya|howdy|yo|good\s+(?:morning|afternoon|evening)|hola|buenas|hallo|servus|moin|guten\s+(?:morgen|tag)|"
     rf"bonjour|salut|ciao|ol[áa]|oi)(?:\s+(?:{_WHOM}))?|{_WHOM})[\s!.,]*$"
 )
+
+
+# What the user left, said alone: "I ditched CLion", "dropped Jira", "I've given up on Vim".
+_LEFT_BEHIND_RE = re.compile(
+    r"(?i)^(?:I(?:'ve|\s+have)?\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:ditched|dropped|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
+    r"quit\s+using|abandoned|got\s+rid\s+of|stopped\s+using|uninstalled|retired|dumped|moved\s+away\s+from|switched\s+away\s+from)"
+    r"\s+(?P<x>(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+){0,2}?)[\s.!]*$"
+)
+
+
+def _left_behind(part: str) -> str | None:
+    """What ``part`` only says the user left, named ("I ditched CLion": "CLion"); else None. (Not a
+    day's: "I ditched CLion yesterday" is a happening, kept whole.)"""
+    left = _LEFT_BEHIND_RE.match(part.strip())
+    if left is None or re.search(r"(?i)\b(?:today|yesterday|tomorrow|ago|last|this)\b", part):
+        return None
+    return left.group("x")
 
 
 def _to_the_agent(part: str) -> bool:
