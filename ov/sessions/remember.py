@@ -143,9 +143,11 @@ def remember(
             hint='say what to remember as a statement ("Remember that the login test is flaky"), or as a dated note ({type=events})',
             arguments={"type"},
         )
-    from ov.sessions.memory.moment import of_the_moment
+    from ov.sessions.memory.moment import guessed_aloud, of_the_moment
 
-    if memory_type is None and candidates and all(c.memory_type == "events" for c in candidates) and of_the_moment(without_ask(text)):
+    if memory_type is None and candidates and (
+        all(c.memory_type == "events" for c in candidates) and of_the_moment(without_ask(text)) or guessed_aloud(without_ask(text))
+    ):
         # "refactor this function to ...", "hmm ok let me think about it": a prompt for the agent or
         # thinking aloud, sent here; kept, it would be recalled later as a task still to do.
         raise InvalidInput(

@@ -72,12 +72,21 @@ def of_the_moment(text: str) -> bool:
     said = " ".join(text.split()).strip()
     if _ACK_RE.match(said):
         return True
-    parts = [p for p in _PARTS_RE.split(said.rstrip(".!")) if p.strip(" .,")]
-    if len(parts) > 1 and not said.endswith("?") and all(_GUESS_RE.match(p) or _aloud(p) for p in parts):
-        return any(_aloud(p) for p in parts) and any(_GUESS_RE.match(p) for p in parts)
+    if guessed_aloud(said):
+        return True
     if _ALOUD_RE.match(said):
         return _aloud(said)
     return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?")
+
+
+def guessed_aloud(text: str) -> bool:
+    """Whether ``text`` is only a guess and a look to come ("I wonder if it's the cache; let me
+    check"), which keeps nothing even where a rule would read its guess ("Wonders if ...")."""
+    said = " ".join(text.split()).strip()
+    parts = [p for p in _PARTS_RE.split(said.rstrip(".!")) if p.strip(" .,")]
+    if len(parts) < 2 or said.endswith("?") or not all(_GUESS_RE.match(p) or _aloud(p) for p in parts):
+        return False
+    return any(_aloud(p) for p in parts) and any(_GUESS_RE.match(p) for p in parts)
 
 
 def _aloud(said: str) -> bool:
