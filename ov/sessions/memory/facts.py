@@ -57,6 +57,7 @@ from ov.sessions.memory.moves import (
     place_moved,
     system_moved,
 )
+from ov.sessions.memory.project_facts import project_fact
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
@@ -163,6 +164,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         or system_moved(body, restore)
         or place_moved(body, restore)
         or _team_system(body, restore)
+        or project_fact(body, restore, subject, corrected=corrected is not None or changed)
         or ownership_moved(body, restore)
         or joined_employer(body, restore)
         or team_rule(body, restore, subject)

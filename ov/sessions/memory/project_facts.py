@@ -1,0 +1,108 @@
+"""Facts of the project or its tooling said plainly, with no "I" and no "we" (given to be remembered).
+
+What users of memory tools ask to keep is what stays true of their work (docs/sessions.md): a
+fact said of the project is one, however it is worded, and a dated note of it would be recalled
+as the day's event. Three shapes, each read only when asked to remember (``ov remember``,
+"remember that ..."):
+
+- a labelled convention: "Docs convention: headings are in sentence case", "Style rule: no
+  abbreviations in public names" -> preferences/{user}/docs.md: "Docs convention: headings are in
+  sentence case (team convention)";
+- what a kind of the work is built with: "Firmware builds use arm-none-eabi-gcc 12.2 with CMake",
+  "Release builds target Android 14" -> entities/systems/firmware_builds.md: "Use arm-none-eabi-gcc
+  12.2 with CMake" (what it uses names a version or a name: "Tests use too much memory" is a
+  complaint, kept as a note);
+- a value the team set, and its changes: "Our target frame rate is 30 fps" -> profile: "Team's
+  target frame rate: 30 fps"; "we raised the target frame rate to 60 fps" and a correction's "no,
+  the target frame rate is 120 fps" put theirs in its place (one line per key). A value is a
+  figure or a name: "our code is a mess" is a remark, kept as a note.
+
+A day, a passing state ("slow", "broken") or something that happened keeps the text a dated note:
+"the build is slow today" is the day's, not the project's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
+from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment
+from ov.sessions.memory.statement import Statement, informative
+from ov.sessions.memory.systems import NOT_NAMES, entity_fact, names_a_system
+
+_DAY_RE = re.compile(
+    r"(?i)\b(?:today|tomorrow|yesterday|tonight|now|currently|at\s+the\s+moment|right\s+now|\d{4}-\d{2}-\d{2}|"
+    r"(?:this|next|last)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year|sprint|night|morning))\b"
+)
+
+# "Docs convention: ...", "Naming rules: ...", "Convention: ...", "House style - ...".
+_LABELLED_RE = re.compile(
+    r"(?i)^(?:(?P<what>(?!(?:my|your|the|this|that|a|an|our)\b)[\w-]+(?:\s+[\w-]+){0,2}?)\s+)?"
+    r"(?P<label>conventions?|rules?|style|policy|standards?|guidelines?)\s*(?::|\s[\u2013\u2014-])\s*(?P<x>\S.{2,200})$"
+)
+
+# "Firmware builds use arm-none-eabi-gcc 12.2 ...": a kind of the work (a plural, no determiner) and
+# what it is built with.
+_TOOLING_RE = re.compile(
+    r"(?i)^(?P<kind>(?!(?:the|these|those|my|your|our|their|some|all|they|we|you|i|people|users|kids)\b)[\w-]+(?:\s+[\w-]+){0,2}?s)\s+"
+    r"(?P<pred>(?:use|run(?:\s+on)?|target|require|need|depend\s+on|are\s+built\s+(?:with|on)|build\s+with|compile\s+with)\s+(?P<x>\S.{0,150}))$"
+)
+
+# A value: a figure, or a name (a capital past the first word: "Rust", "Title Case").
+_VALUE_RE = re.compile(
+    r"\d|(?-i:[A-Z])|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+    r"sixty|hundred|thousand|million|once|twice|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|nightly|hourly)\b)"
+)
+_KEY = r"(?P<k>(?!(?:it|this|that|one|code|life|team|plan|day|week)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)"
+# "our target frame rate is 30 fps"; (after a correction's lead) "the target frame rate is 120 fps".
+_OUR_VALUE_RE = re.compile(rf"(?i)^(?P<det>our|the)\s+{_KEY}\s+(?:is|are)\s+(?P<v>[^,;]{{1,40}}?)[.!]*$")
+# "we raised the target frame rate to 60 fps", "the team bumped our max PR size from 400 to 600 lines".
+_SET_VALUE_RE = re.compile(
+    rf"(?i)^(?:we|the\s+team|our\s+team)\s+(?:(?:just|recently|finally|have|'ve)\s+)?(?:raised|lowered|bumped|increased|decreased|reduced|cut|"
+    rf"changed|set|dropped|upped|doubled|halved)\s+(?:the|our)\s+{_KEY}\s+(?:from\s+[^,;]{{1,30}}?\s+)?to\s+(?P<v>[^,;]{{1,40}}?)[.!]*$"
+)
+_NO_RE = re.compile(r"(?i)^no\s*[,.!-]*\s+")
+
+
+def project_fact(body: str, restore, subject: str, *, corrected: bool = False) -> Statement | None:
+    """What ``body`` (asked to be remembered) says of the project in one of the shapes above, else
+    None. ``corrected``: it came after a correction's lead ("actually, ..."), which lets "the K is
+    V" stand for the team's value."""
+    if _DAY_RE.search(body) or PASSING_STATE_RE.search(body):
+        return None
+    return _labelled(body, restore, subject) or _tooling(body, restore) or _value(body, restore, corrected=corrected)
+
+
+def _labelled(body: str, restore, subject: str) -> Statement | None:
+    match = _LABELLED_RE.match(body)
+    if match is None:
+        return None
+    what, rule = match.group("what"), restore(match.group("x")).rstrip(".!")
+    if not informative(rule) or of_the_moment(rule) or (what and what.split()[0].lower() in NOT_NAMES):
+        return None
+    label = f"{tx.capitalise(restore(what))} {match.group('label').lower()}" if what else tx.capitalise(match.group("label").lower())
+    topic = topics.slug(restore(what) if what else rule)
+    return Statement("preferences", "", f"{label}: {rule} (team convention)", ("preferences", topic), {"subject": subject, "topic": topic})
+
+
+def _tooling(body: str, restore) -> Statement | None:
+    match = _TOOLING_RE.match(body)
+    if match is None or not re.search(r"\d|(?-i:[A-Z])", match.group("x")) or re.search(r"(?i)\b(?:was|were|too|much|many)\b", match.group("x")):
+        return None
+    kind = restore(match.group("kind"))
+    if names_a_system(kind.split()[-1]) and len(kind.split()) == 1:
+        return None  # ("Servers run Debian 12": whose servers? a system needs its name)
+    return entity_fact(kind, restore(match.group("pred")).rstrip(".!"))
+
+
+def _value(body: str, restore, *, corrected: bool) -> Statement | None:
+    said = _NO_RE.sub("", body) if corrected else body
+    match = _SET_VALUE_RE.match(said) or _OUR_VALUE_RE.match(said)
+    if match is None or (match.groupdict().get("det", "our").lower() == "the" and not corrected):
+        return None
+    key, value = restore(match.group("k")), restore(match.group("v")).strip()
+    key = key[0].lower() + key[1:] if not key.split()[0].isupper() else key  # ("our API rate limit": its name kept)
+    if names_a_system(key.split()[-1]) or not _VALUE_RE.search(value) or len(value.split()) > 6 or re.match(r"(?i)\w+(?:ed|ing)\b", value):
+        return None  # (a system's fact is facts._system_fact's; "our code is a mess" names no value, "is rotated monthly" says what is done)
+    return Statement("profile", f"Team's {key}: ", value, ("profile", f"team's {key}"), {})
