@@ -106,10 +106,20 @@ _BARE_CHANGE_RE = re.compile(
 )
 
 
+# "I'm a freelancer with two clients at the moment: ...", "I work at Acme right now": the user's role
+# or work, said to hold now, as "now" says it (markers); a state's "at the moment" ("I'm busy at the
+# moment") is of the moment, and "for now" says it will end (both kept).
+_ROLE_NOW_RE = re.compile(
+    r"(?i)\b(?P<role>I(?:'m|\u2019m|\s+am)\s+(?:a|an)\s+(?!(?:bit|little|tad|lot|mess|wreck)\b)[^.;:!?()]*?|I\s+work\s+(?:at|for|as|on|with)\s+[^.;:!?()]*?)"
+    r"\s*,?\s+(?:at\s+the\s+moment|right\s+now|currently)\b(?!\s+(?:busy|free|away|out|off))"
+)
+
+
 def owned(text: str) -> str:
     """``text`` (given to be remembered) with "my" before a key of the user's setup that opens a
     clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm";
     and with "I" before a change that opens one ("switched to fish" -> "I switched to fish")."""
+    text = _ROLE_NOW_RE.sub(lambda m: m.group("role"), text)
     text = _BARE_CHANGE_RE.sub("I ", text)
     text = _BARE_NAME_RE.sub("my name is ", text)
     return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
