@@ -33,7 +33,8 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"bevorzuge", "I prefer"),
         (r"wir\s+(?:verwenden|benutzen|nutzen)", "we use"),
     )),
-    "es": ("yo", "y", "como", "ahora", (
+    # ("uso" opens an Italian or a Portuguese clause too, which this table reads first: their "now" as well)
+    "es": ("yo", "y", "como", "ahora|agora|adesso|ora", (
         (r"me\s+llamo", "my name is"),
         (r"trabajo\s+(?:en|para)", "I work at"),
         (r"trabajo\s+como", "I work as"),
@@ -91,6 +92,26 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"wol[ęe]", "I prefer"),
         (r"u[żz]ywamy", "we use"),
     )),
+    # Swedish puts its verb second and its "jag" first: "Jag heter Ingrid och jobbar som ...".
+    "sv": ("jag", "och", "som", "nu|numera", (
+        (r"heter", "my name is"),
+        (r"(?:jobbar|arbetar)\s+(?:p[åa]|hos|f[öo]r)", "I work at"),
+        (r"(?:jobbar|arbetar)\s+som", "I work as"),
+        (r"bor\s+i", "I live in"),
+        (r"anv[äa]nder", "I use"),
+        (r"f[öo]redrar", "I prefer"),
+        (r"vi\s+anv[äa]nder", "we use"),
+    )),
+    # Russian, like Polish, says who by the verb's ending ("работаю": I work); "меня зовут" is "I am called".
+    "ru": ("я", "и", "как", "сейчас|теперь", (
+        (r"меня\s+зовут", "my name is"),
+        (r"работаю\s+(?:в|во|на)", "I work at"),
+        (r"работаю\s+как", "I work as"),
+        (r"живу\s+(?:в|во)", "I live in"),
+        (r"(?:использую|пользуюсь)", "I use"),
+        (r"предпочитаю", "I prefer"),
+        (r"мы\s+используем", "we use"),
+    )),
 }
 # "mein Name ist", "mi nombre es", "mon nom est", "meu nome é", "il mio nome è", "mijn naam is": the name, said as English says it.
 _NAME_IS_RE = re.compile(
@@ -145,13 +166,61 @@ def _japanese(text: str) -> str:
     return " ".join(o for o in out if o)
 
 
+# Where the team's system runs, said whole ("Unser Staging-Server läuft auf Port 8443", "Vår CI körs
+# på Hetzner", "Наш сервер работает на порту 8443"): "our S runs on X", which the facts read as
+# English's; the names and the place are kept as typed.
+_OUR = r"(?P<s>[^\s,.]+(?:\s+[^\s,.]+)?)"
+_RUNS_ON: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"(?i)^(?:unser|unsere)\s+{_OUR}\s+(?:l[äa]uft|laeuft)\s+(?:auf|unter)\s+(?P<x>\S.*)$"),
+    re.compile(rf"(?i)^(?:v[åa]r|v[åa]rt|v[åa]ra)\s+{_OUR}\s+(?:k[öo]rs|ligger)\s+p[åa]\s+(?P<x>\S.*)$"),
+    re.compile(rf"(?i)^(?:наш|наша|наше|наши)\s+{_OUR}\s+(?:работает|работают|крутится|запущен|запущена)\s+на\s+(?P<x>\S.*)$"),
+)
+
+
+def _runs_on(text: str) -> str:
+    said = text.strip().rstrip(".!")
+    for pattern in _RUNS_ON:
+        if m := pattern.match(said):
+            where = re.sub(r"(?i)^(?:порту|порт|port)\s+(?=\d)", "port ", m.group("x"))
+            return f"our {m.group('s')} runs on {where}"
+    return text
+
+
+# Korean, like Japanese, ends on its verb; a few whole sentences about the user are read: "저는 X로
+# ... 개발하고 있어요" (what the user builds with: X in Latin letters, a tool's name), a name, where they
+# work and live.
+_KO_I = r"(?:(?:저는|나는|제가|내가)\s*)?"
+_KO_END = r"(?:하고\s*있어요|하고\s*있습니다|해요|합니다|한다|하고\s*있다)"
+_KO: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"^{_KO_I}(?P<x>[A-Za-z][\w.+#-]*(?:\s+[A-Za-z0-9][\w.+#-]*)?)(?:로|으로|를|을)\s+(?:\S+\s+)*?(?:사용|개발|작업|만들|쓰)\S*(?:\s*있어요|\s*있습니다|\s*있다)?$"), "I use {x}"),
+    (re.compile(r"^(?:제|내)\s*이름은\s*(?P<x>[^\s은는이가]+?)(?:입니다|이에요|예요|이야|야)$"), "my name is {x}"),
+    (re.compile(rf"^{_KO_I}(?P<x>\S+?)에서\s*일(?:하고\s*있어요|하고\s*있습니다|해요|합니다)$"), "I work at {x}"),
+    (re.compile(rf"^{_KO_I}(?P<x>\S+?)에\s*(?:살고\s*있어요|살고\s*있습니다|살아요|삽니다)$"), "I live in {x}"),
+)
+
+
+def _korean(text: str) -> str:
+    """``text``'s Korean sentences about the user said in English; the rest as it is."""
+    if not re.search(r"[\uac00-\ud7a3]", text):
+        return text
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        said = sentence.rstrip(".!? ")
+        for pattern, english in _KO:
+            if m := pattern.match(said):
+                sentence = english.format(x=m.group("x")) + "."
+                break
+        out.append(sentence)
+    return " ".join(out)
+
+
 def in_english(text: str) -> str:
     """``text`` with the openings of its statements about the user said in another language put in
     English ("Ich heiße Jörg und arbeite bei SAP" -> "my name is Jörg and I work at SAP"); a text
     none opens as it is."""
     if (order := standing_order(text)) is not None:
         return order
-    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", _japanese(text)))
+    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", _korean(_japanese(_runs_on(text)))))
     for rules, as_word, now in _RULES.values():
         said = text
         for pattern, english in rules:
@@ -199,7 +268,22 @@ _ORDERS: dict[str, tuple[str, str, str, tuple[tuple[str, str], ...]]] = {
         (r"antworte|antworten\s+sie", "answer"), (r"schreibe?|schreiben\s+sie", "write"), (r"sprich|sprechen\s+sie", "speak"),
         (r"f[üu]hre|f[üu]hren\s+sie", "run"), (r"f[üu]ge|f[üu]gen\s+sie", "add"),
     )),
+    "sv": ("alltid", "aldrig", r"sn[äa]lla|tack", (
+        (r"svara", "answer"), (r"skriv", "write"), (r"prata|tala", "speak"), (r"anv[äa]nd", "use"), (r"k[öo]r", "run"),
+        (r"l[äa]gg\s+till", "add"),
+    )),
+    "ru": ("всегда", r"никогда(?:\s+не)?", r"пожалуйста", (
+        (r"отвечай|отвечайте|ответь", "answer"), (r"пиши|пишите|напиши", "write"), (r"говори|говорите", "speak"),
+        (r"используй|используйте|применяй", "use"), (r"запускай|запускайте", "run"), (r"добавляй|добавляйте", "add"),
+    )),
 }
+# "Don't use X" said with the language's "not" and no "always" or "never" ("не используй табы",
+# "använd inte tabbar", "benutze keine Tabs"): a thing not wanted, as the English "don't use" is (a
+# negative imperative asks for no task of the moment).
+_DONT_USE_RE = re.compile(
+    r"(?i)^(?:(?:пожалуйста|sn[äa]lla|bitte)\s*,?\s*)?(?:не\s+(?:используй|используйте|применяй)|anv[äa]nd\s+inte|"
+    r"(?:benutze|verwende|nutze)\s+(?:bitte\s+)?kein(?:e|en)?)(?![\w'])\s+(?=\S)"
+)
 _ME = r"(?:-moi|-me|me|\s+mir|\s+comigo)"
 
 
@@ -222,6 +306,8 @@ def standing_order(text: str) -> str | None:
     toujours en français, s'il te plaît"), as the English instruction ("Always answer me en
     français"); None for any other text."""
     said = text.strip()
+    if dont := _DONT_USE_RE.match(said):
+        return f"Don't use {said[dont.end() :]}"
     for rules, always, please in _ORDER_RULES.values():
         for pattern, english in rules:
             m = pattern.match(said)
