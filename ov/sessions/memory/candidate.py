@@ -171,7 +171,8 @@ def candidate_of(statement: Statement) -> Candidate:
         role=role,
         formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
         rivalry=rivalry,
-        in_systems=bool(statement.swap) and statement.lead == "Team ",
+        # (a team's switch, or "it's X, not Y" after a correction's lead, which may name a system's value)
+        in_systems=bool(statement.swap) and (statement.lead == "Team " or statement.slot[:2] == ("profile", "swap")),
         corrects=statement.marked,
     )
 

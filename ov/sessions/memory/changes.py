@@ -54,6 +54,7 @@ _USE_INSTEAD_RE = re.compile(
     r"^(?P<who>I|we)\s+(?:now\s+)?use\s+(?P<new>.+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<old>.+)$", re.I
 )
 # A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
+# "Godot 4 after the pricing change" (what made the change, no part of what is used),
 # "Aragorn, he grows ..." (and "Vim by the way": tx.without_aside). After a value " so " opens what
 # follows from it, whatever the verb ("Neovim so keep lines short", "Europe/Berlin so schedule the
 # cron for 06:00 my time", "fish so adjust the script"), but for the phrases "so" makes with the
@@ -63,7 +64,7 @@ _SO_PHRASES = r"far|much|many|long|little|few|on|forth|called|to\s+speak|yet|oft
 # other's line ends as any other value of the key's does); not "not only", "not just", "not yet".
 _NOT_OTHER = r",?\s+(?:and\s+|but\s+)?not\s+(?!(?:only|just|yet|sure|too|very|always|really|quite|so|that|much|many|all)\b)(?=[\w'])"
 VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
-    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
+    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since|due\s+to|thanks\s+to|after\s+(?:the|a|an|our|their|its|his|her|my)\s)\b|"
     rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s|{_NOT_OTHER}).*$"
 )
 
