@@ -22,8 +22,8 @@ another, sealed until the rules it measures were done, and a seventh (:data:`FRE
 blind before the round after the seventh, held back for it, and read for the round after that; a
 ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
 tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
-(:data:`FRESH11`) by a third, held back to measure mem19; a twelfth (:data:`FRESH12`) by a fourth, held
-back. Each comment says when its part was read untouched; docs/benchmarks.md has the figures.
+(:data:`FRESH11`) by a third, held back to measure mem19 and read for mem20; a twelfth (:data:`FRESH12`) by a
+fourth, held back to measure mem20. Each comment says when its part was read untouched; docs/benchmarks.md has the figures.
 
     .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|all] [--json out.json] [--locomo LOCOMO.json]
 """
@@ -862,7 +862,7 @@ FRESH10: list[tuple[str, list[str], dict]] = [
 # An eleventh part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
 # earlier blind parts' cases (two of fresh10's, for the format): a game developer, a firmware
 # engineer, a security engineer, a QA engineer, a technical writer and a freelancer with two
-# clients. Held back: no rule may be fixed on one of its cases by name.
+# clients. Held back to measure mem19 (19 / 30), then read for round mem20 (docs/benchmarks.md).
 FRESH11: list[tuple[str, list[str], dict]] = [
     # ---------------- identity and role (3) ----------------
     ("f11-firmware-identity", ["I'm an embedded firmware engineer at Nordic Semiconductor, mostly writing Zephyr drivers"],

@@ -1929,6 +1929,58 @@ CASES = [
     pytest.param(["私の名前は佐藤です", "私は大阪に住んでいます", "私はシェルとしてfishを使っています", "このテストは遅いです"],
                  {"profile.md": "- Name: 佐藤\n- Lives in 大阪\n- Uses fish as シェル",
                   f"events/{TODAY:%Y/%m/%d}/このテストは遅いです.md": "- このテストは遅いです"}, None, id="japanese-sentences-about-the-user"),
+    # (mem20) one thing ranked above another is a choice of it; a measurement ("by 30%") stays a note
+    pytest.param(["Pydantic beats hand-rolled validation every time", "the new parser beats the old one by 30%"],
+                 {"preferences/default/pydantic.md": "- Prefers Pydantic over hand-rolled validation",
+                  f"events/{TODAY:%Y/%m/%d}/new_parser_beats.md": "- The new parser beats the old one by 30%"}, None,
+                 id="a-thing-that-beats-another-is-chosen"),
+    # (mem20) a guess on the way to a look keeps nothing, even one a rule would read ("I wonder ..."); a guess alone is a note
+    pytest.param([("refused", "hmm, perhaps the leak is in the WebSocket handler... let me check that first"),
+                  ("refused", "I wonder if it's the CDN cache; let me check"), "perhaps the leak is in the WebSocket handler"],
+                 {f"events/{TODAY:%Y/%m/%d}/perhaps_leak.md": "- Perhaps the leak is in the WebSocket handler"}, None,
+                 id="a-guess-said-on-the-way-to-a-look"),
+    # (mem20) the half of a switch that names what was left is "no longer uses", not a note beside the switch;
+    # something left that is no name ("the gym plan") keeps the note
+    pytest.param(["I use Trello", "I dropped Trello, we plan sprints in Notion now", "My editor is Emacs",
+                  "I abandoned Emacs, my editor is Zed now", "I ditched the gym plan, I live in Porto"],
+                 {"profile.md": "- No longer uses Trello\n- Team plans sprints in Notion\n- No longer uses Emacs\n- Editor: Zed\n- Lives in Porto",
+                  f"events/{TODAY:%Y/%m/%d}/gym_plan.md": "- I ditched the gym plan, I live in Porto"}, None,
+                 id="the-left-half-of-a-switch-is-no-note"),
+    # (mem20) a project fact said with no "I" or "we": what a kind of build uses, a labelled convention, the
+    # team's value and its changes; a complaint, a remark and a day's state stay notes
+    pytest.param(["Backend services use Go 1.22 with sqlc", "Tests use too much memory",
+                  "Commit convention: subject lines under 60 characters", "Our sprint length is two weeks",
+                  "We bumped the sprint length to three weeks", "Our code is a mess", "the staging deploy is broken today"],
+                 {"entities/systems/backend_services.md": "# Backend services\n\n- Use Go 1.22 with sqlc",
+                  "preferences/default/commit.md": "- Commit convention: subject lines under 60 characters (team convention)",
+                  "profile.md": "- Team's sprint length: three weeks",
+                  f"events/{TODAY:%Y/%m/%d}/tests_use_too.md": "- Tests use too much memory",
+                  f"events/{TODAY:%Y/%m/%d}/code.md": "- Our code is a mess",
+                  f"events/{TODAY:%Y/%m/%d}/staging_deploy.md": "- The staging deploy is broken today (2026-09-15)"}, None,
+                 id="project-facts-said-plainly"),
+    pytest.param(["Our p95 latency budget is 200 ms", "We lowered the p95 latency budget to 150 ms", "no wait, the p95 latency budget is 120 ms"],
+                 {"profile.md": "- Team's p95 latency budget: 120 ms"}, None, id="a-teams-value-corrected-in-three-forms"),
+    # (mem20) a role said to hold "right now" holds as "now" says; a state "at the moment" is of the moment
+    pytest.param(["I'm a consultant with two clients right now: Acme (retail) and Globex", "I'm busy at the moment"],
+                 {"profile.md": "- Is a consultant with two clients: Acme (retail) and Globex",
+                  f"events/{TODAY:%Y/%m/%d}/busy.md": "- I'm busy at the moment"}, None, id="a-role-right-now"),
+    # (mem20) Swedish, Russian and Korean statements about the user; "don't use" and "never use" in Swedish and
+    # Russian; where the team's system runs in German and Swedish; another Korean sentence stays a note
+    pytest.param(["Jag heter Sven och bor i Umeå", "Använd aldrig tabbar", "Я работаю в Яндексе",
+                  "Пожалуйста, не используй var", "저는 Godot로 게임을 만들고 있어요", "저는 버그를 고치고 있어요",
+                  "Vårt CI körs på Hetzner", "Unser Staging-Server läuft auf Port 8443"],
+                 {"profile.md": "- Name: Sven\n- Lives in Umeå\n- Works at Яндексе\n- Uses Godot",
+                  "preferences/default/tabbar.md": "- Never use tabbar", "preferences/default/var.md": "- Don't use var",
+                  "entities/systems/ci.md": "# CI\n\n- Runs on Hetzner",
+                  "entities/systems/staging-server.md": "# Staging-Server\n\n- Runs on port 8443",
+                  f"events/{TODAY:%Y/%m/%d}/저는_버그를_고치고.md": "- 저는 버그를 고치고 있어요"}, None,
+                 id="swedish-russian-korean-and-a-teams-system"),
+    # (mem20) what made a switch is no part of the new value; Italian "ora" is "now"; a system's value corrected by "it's X, not Y"
+    pytest.param(["I use Jenkins for all our builds", "I switched from Jenkins to Buildkite after the outage", "Uso Neovim ora",
+                  "the billing db is on Postgres 15", "correction: it's Postgres 16, not Postgres 15"],
+                 {"profile.md": "- Uses Buildkite for all our builds\n- Editor: Neovim",
+                  "entities/systems/billing_db.md": "# Billing db\n\n- Is on Postgres 16"}, None,
+                 id="a-switchs-cause-italian-now-and-a-cards-value-corrected"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

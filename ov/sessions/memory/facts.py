@@ -24,7 +24,9 @@ words (:mod:`ov.sessions.memory.instructions`); a thing named on its own at an a
 at cache-01:6379") a system's fact; "Bob owns / leads / reviews
 ... X": entities/people/bob, "Owns X"; a first-person X ("I use fish") a profile fact ("Uses
 fish"), "we use Jira" one about the team ("Team uses Jira"), but "we use / run X for / on the S"
-one about S ("Uses X"); "the payments team owns X": entities/teams/payments; "ownership of S
+one about S ("Uses X"); a fact of the project said plainly ("Firmware builds use gcc 12.2", "Docs
+convention: ...", "Our target frame rate is 30 fps" and the team's change of it) is read by
+:mod:`ov.sessions.memory.project_facts`; "the payments team owns X": entities/teams/payments; "ownership of S
 moved to Y": "Is owned by Y"; "I joined Datadog": "Works at Datadog"; "when you V X,
 <instruction>" an instruction; a fact naming a version ("Are on Node 20") replaces one naming
 another; a note naming a day, or anything else, is a dated note in events/. "Actually X"
