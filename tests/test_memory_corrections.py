@@ -1946,6 +1946,12 @@ CASES = [
                  {"profile.md": "- No longer uses Trello\n- Team plans sprints in Notion\n- No longer uses Emacs\n- Editor: Zed\n- Lives in Porto",
                   f"events/{TODAY:%Y/%m/%d}/gym_plan.md": "- I ditched the gym plan, I live in Porto"}, None,
                  id="the-left-half-of-a-switch-is-no-note"),
+    pytest.param(["My shell is bash", "I've given up on bash, my shell is fish now", "I dropped the ball, my bad"],
+                 {"profile.md": "- No longer uses bash\n- Shell: fish\n- The user's bad",
+                  f"events/{TODAY:%Y/%m/%d}/ball.md": "- I dropped the ball, my bad"}, None,
+                 id="the-left-half-of-a-switch-read-by-a-rule-is-no-longer-used"),
+    pytest.param(["I got rid of Jenkins, we use Buildkite now"], {"profile.md": "- No longer uses Jenkins\n- Team uses Buildkite"}, None,
+                 id="the-left-half-of-the-teams-switch"),
     # (mem20) a project fact said with no "I" or "we": what a kind of build uses, a labelled convention, the
     # team's value and its changes; a complaint, a remark and a day's state stay notes
     pytest.param(["Backend services use Go 1.22 with sqlc", "Tests use too much memory",

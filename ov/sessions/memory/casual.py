@@ -115,11 +115,23 @@ _ROLE_NOW_RE = re.compile(
 )
 
 
+# "I've given up on Emacs, my editor is Zed now": the half of a switch that names what was left, before
+# the half that says what holds now, is "I no longer use Emacs" (a rule would read "Has given up on
+# Emacs" beside the new line; with no second half, what was left keeps its own words).
+_LEFT_THEN_RE = re.compile(
+    r"(?i)(?:^|(?<=[.!;]\s))I(?:'ve|\u2019ve|\s+have)?\s+(?:(?:just|finally|recently)\s+)?(?:ditched|dropped|gave\s+up(?:\s+on)?|"
+    r"given\s+up(?:\s+on)?|abandoned|got\s+rid\s+of|stopped\s+using|uninstalled|dumped)\s+"
+    r"(?P<x>(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+){0,2}?|(?!(?:the|a|an|my|our|your|this|that|it|them|some|all|any|everything)\b)[\w.+#-]+)"
+    r"\s*[,;]\s+(?=(?:my|I|I'm|we|we're|now)\b)"
+)
+
+
 def owned(text: str) -> str:
     """``text`` (given to be remembered) with "my" before a key of the user's setup that opens a
     clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm";
     and with "I" before a change that opens one ("switched to fish" -> "I switched to fish")."""
     text = _ROLE_NOW_RE.sub(lambda m: m.group("role"), text)
+    text = _LEFT_THEN_RE.sub(lambda m: f"I no longer use {m.group('x')}, ", text)
     text = _BARE_CHANGE_RE.sub("I ", text)
     text = _BARE_NAME_RE.sub("my name is ", text)
     return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
