@@ -148,6 +148,14 @@ CASES = [
     pytest.param(["I work at Acme", "I work at Globex now"], {"profile.md": "- Works at Globex"}, None, id="now-replaces-employer"),
     pytest.param(["My status is away for now"], {"profile.md": "- Status: away for now"}, None, id="for-now-is-kept"),
     pytest.param(["I use Neovim", "I don't use Neovim anymore"], {"profile.md": "- No longer uses Neovim"}, None, id="not-anymore-negates"),
+    # Each "No longer" line ends the line naming what it negates, not another "No longer" line sharing
+    # its verb ("No longer uses Jenkins" replaced "No longer uses bash": half its words were "uses").
+    pytest.param(["I no longer use bash", "I no longer use Jenkins", "I don't use Trello anymore"],
+                 {"profile.md": "- No longer uses bash\n- No longer uses Jenkins\n- No longer uses Trello"}, None,
+                 id="two-tools-no-longer-used-are-two-lines"),
+    pytest.param(["I no longer use bash", "I use Jenkins", "I no longer use Jenkins"],
+                 {"profile.md": "- No longer uses bash\n- No longer uses Jenkins"}, None,
+                 id="a-tool-no-longer-used-ends-its-use-only"),
     pytest.param(["My editor is Neovim", "I no longer use Neovim"], {"profile.md": "- No longer uses Neovim"}, None,
                  id="no-longer-negates-a-keyed-line"),
     pytest.param(["I work at Acme", "I no longer work at Acme"], {"profile.md": "- No longer works at Acme"}, None, id="no-longer-works-at"),

@@ -163,7 +163,7 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
             probe = negated.group("rest") if negated else body
         if present(lines, split_item(line)[1]):
             continue
-        target = find_target(lines, probe)
+        target = find_target(lines, probe, negation=bool(negated) and not restated)
         if target is None:
             _append(lines, line)
         else:
@@ -306,8 +306,11 @@ def _other_clauses(line: str, lines: Sequence[str], moves: Moves | None = None) 
     return kept
 
 
-def find_target(lines: Sequence[str], probe: str) -> int | None:
-    """The index of the one line ``probe`` corrects, or None when it cannot be told."""
+def find_target(lines: Sequence[str], probe: str, *, negation: bool = False) -> int | None:
+    """The index of the one line ``probe`` corrects, or None when it cannot be told. A
+    ``negation``'s probe ("uses Jenkins" of "No longer uses Jenkins") corrects only a line naming
+    what it negates, not one sharing its verb alone: "No longer uses bash" is no line saying that
+    Jenkins is used, and was replaced by it (half of "uses Jenkins"'s words)."""
     items = [(i, split_item(line)[1]) for i, line in enumerate(lines) if is_item(line)]
     key = KEY_RE.match(probe)
     if key:
@@ -324,6 +327,8 @@ def find_target(lines: Sequence[str], probe: str) -> int | None:
     # "Actually I use Playwright for e2e tests" is no correction of "Uses Jest for unit tests"
     purpose = _purpose(probe)
     items = [(i, body) for i, body in items if purpose is None or _purpose(body) in (None, purpose)]
+    if negation and (negated := content_words(probe.split(None, 1)[1]) if " " in probe.strip() else set()):
+        items = [(i, body) for i, body in items if negated & content_words(body)]
     scored = sorted(((len(words & content_words(body)) / len(words), i) for i, body in items), reverse=True)
     if not scored or scored[0][0] < MIN_OVERLAP or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
