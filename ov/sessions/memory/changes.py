@@ -111,6 +111,33 @@ def switched_for(clause: str, restore) -> Statement | None:
                      only_amends=True)
 
 
+# What a thing is left for when it is no thing: a while ("for two weeks", "for months"), an occasion
+# ("for Lent"), or a purpose said as a verb ("to save money", "to focus").
+_NO_THING_RE = re.compile(
+    r"(?i)^(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a|a\s+few|a\s+couple(?:\s+of)?|several|many|some|a\s+number\s+of)\s+)?"
+    r"(?:(?:more\s+|whole\s+|full\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|weekends?|fortnights?|months?|years?|sprints?|quarters?|"
+    r"decades?|ages|while|bit|time|spell|moment|trial|experiment|test\s+run))\b|"
+    r"(?i:lent|ramadan|advent|christmas|xmas|easter|passover|hanukkah|diwali|thanksgiving|new\s+year|holidays?|vacation|"
+    r"summer|winter|spring|autumn|fall|work|fun|good|life|health|reasons?|practice|learning|now|later|today|tonight|lunch)$|"
+    r"(?:save|cut|reduce|lower|learn|focus|try|test|see|get|keep|make|avoid|stay|simplify|speed|free|spend|concentrate|"
+    r"experiment|play|clean|detox|rest|study)\b"
+)
+
+
+def _a_thing(new: str) -> bool:
+    """Whether what a thing was left for is one too: a name ("WezTerm", "Fly.io"), a tool ("uv",
+    "neovim"); not a while, an occasion or a purpose ("two weeks", "Lent", "save money", "local dev").
+    When unsure (words in lower case that name no known tool), it is none: a switch overwrites."""
+    if _NO_THING_RE.match(new):
+        return False
+    first = new.split()[0]
+    if len(new.split()) == 1 or first[:1].isupper() or re.search(r"[\d.+#/_-]", first):
+        return not (first.islower() and first.endswith("ing"))  # ("for testing", "for prototyping")
+    from ov.sessions.memory.kinds import kind_of
+
+    return kind_of(new) is not None
+
+
 def change_match(clause: str) -> re.Match[str] | None:
     """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,
     said by "I" or "we" (group ``who``)."""
@@ -128,6 +155,8 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
         return None
     if old.casefold().split() == new.casefold().split():
         return None  # "from Go to Go" says no change
+    if (said.get("left") or said.get("off")) and not _a_thing(new):
+        return None  # "I dropped Vim for two weeks": a drop for a while or a purpose, no switch (the text is a note)
     verb, rest = verbs.third_person_parts(restore(clause[match.end("who") :]))
     said = f"{verb} {rest}".strip()
     lead = "Team " if match.group("who").lower() == "we" else ""
