@@ -2014,6 +2014,17 @@ CASES = [
                   "I gave up bash for fish", "I use Heroku", ["I moved off Heroku to Fly.io."]],
                  {"profile.md": "- Uses Vim\n- Uses pnpm\n- Shell: fish\n- Uses Fly.io"}, None,
                  id="a-session-agrees-and-a-thing-left-for-another-thing-still-switches"),
+    # (review rev19) working from home, for oneself or at weekends is no employer, in any language: the stored one stays
+    pytest.param(["I work at Globex", "Lavoro da casa", "Pracuję w domu", "Ik werk voor mezelf", "Ik werk bij voorkeur thuis", "Trabajo en casa"],
+                 {"profile.md": "- Works at Globex", f"events/{TODAY:%Y/%m/%d}/lavoro_da_casa.md": "- Lavoro da casa", f"events/{TODAY:%Y/%m/%d}/pracuję_w_domu.md": "- Pracuję w domu",
+                  f"events/{TODAY:%Y/%m/%d}/ik_werk_voor.md": "- Ik werk voor mezelf", f"events/{TODAY:%Y/%m/%d}/ik_werk_bij.md": "- Ik werk bij voorkeur thuis",
+                  f"events/{TODAY:%Y/%m/%d}/trabajo_en_casa.md": "- Trabajo en casa"}, None, id="working-from-home-in-another-language-is-no-employer"),
+    pytest.param(["I work at Globex", "I work at home", "I work for myself", "Pracuję w weekendy", "Lavoro a tempo pieno"],
+                 {"profile.md": "- Works at Globex\n- Works at home\n- Works for themselves",
+                  f"events/{TODAY:%Y/%m/%d}/pracuję_w_weekendy.md": "- Pracuję w weekendy", f"events/{TODAY:%Y/%m/%d}/lavoro_tempo_pieno.md": "- Lavoro a tempo pieno"}, None,
+                 id="working-at-home-or-for-oneself-is-no-employer"),
+    pytest.param(["I work at Globex", "Lavoro presso Olivetti", "Ik werk bij Philips", "Pracuję w Allegro", "Trabajo en Telefónica"],
+                 {"profile.md": "- Works at Telefónica"}, None, id="an-employer-in-another-language-still-replaces-the-stored-one"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

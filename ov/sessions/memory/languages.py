@@ -118,6 +118,18 @@ _NAME_IS_RE = re.compile(
     r"(?i)(?<![\w'])(?:mein\s+name\s+ist|mi\s+nombre\s+es|mon\s+nom\s+est|(?:o\s+)?meu\s+nome\s+[ée]|il\s+mio\s+nome\s+[èe]|mijn\s+naam\s+is)(?=\s+\S)"
 )
 # French elides its "je" before a vowel: "j'utilise", "j'habite".
+# Where, when or for whom one works that is no employer: home, nights, weekends, oneself, full time,
+# in English and after the openings read "I work at" ("Lavoro da casa", "Pracuję w domu", "Ik werk
+# voor mezelf", "Ik werk bij voorkeur thuis", "Trabajo en casa"): such a sentence is left as typed
+# (a note), never an employer in place of the stored one (rules._WORK_RE reads the English alike).
+NOT_AN_EMPLOYER = (
+    r"(?:(?:my|our|the)\s+)?(?:home|house|remotely|remote|myself|ourselves|themselves|night|nights|weekends?|free|fun|"
+    r"part[\s-]time|full[\s-]time|late|early|anywhere|from\s+home|"
+    r"casa|remoto|me\s+stess[oa]|conto\s+mio|tempo\s+(?:pieno|parziale)|notte|"  # it
+    r"domu|zdalnie|nocy|weekendy|sobot[yę]|niedziel[eę]|pe[łl]nym\s+etacie|"  # pl
+    r"mezelf|onszelf|thuis|voorkeur|deeltijd|voltijd|nachts?|"  # nl
+    r"m[íi]\s+mism[oa]|tiempo\s+(?:completo|parcial)|noche)"  # es
+)
 _ELIDED_RE = re.compile(r"(?i)(?<![\w'])j'(?=utilise|habite)")
 
 
@@ -127,8 +139,9 @@ def _compiled(pronoun: str, conj: str, now: str, phrases: tuple[tuple[str, str],
         # "now" may come first or inside the opening: "ahora vivo en", "je travaille maintenant chez"
         phrase = phrase.replace(r"\s+", rf"\s+(?:(?P<now_in>{now})\s+)?", 1)
         # At a clause's opening: the text's start, after a sentence's end, a comma or the language's "and".
+        not_employer = rf"(?!\s+{NOT_AN_EMPLOYER}(?![\w']))" if english == "I work at" else ""
         out.append((re.compile(
-            rf"(?i)(?:^|(?<=[.!?;,]\s)|(?P<and>(?<=\s){conj}\s+))(?:(?P<now>{now})\s*,?\s+)?(?:{pronoun}\s+)?{phrase}(?![\w'])"
+            rf"(?i)(?:^|(?<=[.!?;,]\s)|(?P<and>(?<=\s){conj}\s+))(?:(?P<now>{now})\s*,?\s+)?(?:{pronoun}\s+)?{phrase}(?![\w']){not_employer}"
         ), english))
     return out
 

@@ -22,6 +22,7 @@ from ov.sessions.memory.changes import (
     value_of,
     without_when,
 )
+from ov.sessions.memory.languages import NOT_AN_EMPLOYER
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place, place_named
 from ov.sessions.memory.secrets import names_a_secret
@@ -49,6 +50,8 @@ _NOT_LIKE_RE = re.compile(r"^I\s+(?:don't|do\s+not|dont)\s+(?:really\s+)?(?P<ver
 _ALWAYS_RE = re.compile(r"^I\s+(?P<adv>always|never)\s+(?P<x>.+)$", re.I)
 _IDENTITY_RE = re.compile(r"^(?:I\s+am|I'm|Im)\s+(?P<x>(?:a|an)\s+.+)$", re.I)
 # (not "I'm working on X": the task at hand)
+# Where, when or for whom one works that is no employer ("I work at home", "I work for myself").
+_HOW_ONE_WORKS_RE = re.compile(rf"(?i)^(?:{NOT_AN_EMPLOYER})\b")
 _WORK_RE = re.compile(r"^I(?:\s+work\s+(?P<prep>as|at|for|on)|(?:'m|\s+am)\s+working\s+(?P<now>at|for))\s+(?P<x>.+)$", re.I)
 _SWITCHED_RE = re.compile(
     r"^I(?:'ve|\s+have)?\s+(?:switched|changed|moved)\s+my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:from\s+.+?\s+)?to\s+(?P<y>.+)$", re.I
@@ -183,7 +186,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         return _always(m.group("adv"), obj, subject)
     if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")) and not self_deprecating(m.group("x")):
         return _profile("Is ", m.group("x"), restore)
-    if (m := _WORK_RE.match(clause)) and not (m.group("now") and m.group("x")[:1].islower()):  # (not "I'm working at home")
+    if (m := _WORK_RE.match(clause)) and not (m.group("now") and m.group("x")[:1].islower()) and not (
+            (m.group("prep") or "").lower() in ("at", "for") and _HOW_ONE_WORKS_RE.match(m.group("x"))):  # (not "I'm working at home")
         return _profile(f"Works {(m.group('prep') or m.group('now')).lower()} ", m.group("x"), restore)
     if m := _SWITCHED_RE.match(clause):  # (when it changed is no part of the value: "to VS Code last week")
         return _possession(m.group("k"), without_when(m.group("y")), restore)
