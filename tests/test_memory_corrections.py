@@ -2025,6 +2025,22 @@ CASES = [
                  id="working-at-home-or-for-oneself-is-no-employer"),
     pytest.param(["I work at Globex", "Lavoro presso Olivetti", "Ik werk bij Philips", "Pracuję w Allegro", "Trabajo en Telefónica"],
                  {"profile.md": "- Works at Telefónica"}, None, id="an-employer-in-another-language-still-replaces-the-stored-one"),
+    # (review rev19) an imperative said with a condition, a habit, a choice against another, a kind of case or a
+    # language is how to work for good, kept; a bare task of the moment is still refused
+    pytest.param(["Format the code with black, not autopep8", "Debug it with pdb rather than print statements",
+                  "Try the integration suite first if CI is red", ("refused", "format this file with black")],
+                 {f"events/{TODAY:%Y/%m/%d}/format_code.md": "- Format the code with black, not autopep8",
+                  f"events/{TODAY:%Y/%m/%d}/debug_it.md": "- Debug it with pdb rather than print statements",
+                  f"events/{TODAY:%Y/%m/%d}/try_integration_suite.md": "- Try the integration suite first if CI is red"}, None,
+                 id="an-imperative-with-a-condition-or-a-contrast-is-kept"),
+    pytest.param(["Bump the patch version for bug fixes", "Clean up the temp files at the end of each session",
+                  "Write the commit messages in English", "Rename the branch to main once we migrate",
+                  ("refused", "bump the version and push it"), ("refused", "rename it to parse_args")],
+                 {f"events/{TODAY:%Y/%m/%d}/bump_patch_version.md": "- Bump the patch version for bug fixes",
+                  f"events/{TODAY:%Y/%m/%d}/clean_up_temp.md": "- Clean up the temp files at the end of each session",
+                  f"events/{TODAY:%Y/%m/%d}/write_commit_messages.md": "- Write the commit messages in English",
+                  f"events/{TODAY:%Y/%m/%d}/rename_branch.md": "- Rename the branch to main once we migrate"}, None,
+                 id="an-imperative-for-a-kind-of-case-or-a-language-is-kept"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

@@ -42,6 +42,11 @@ _TASK_RE = re.compile(rf"(?i)^{_FILLER}(?:{_TASK_VERBS})\s+{_AT_HAND}\b(?!['\u20
 _STANDING_RE = re.compile(
     r"(?i)\b(?:always|never|from\s+now\s+on|going\s+forward|from\s+here\s+on|every\s+time|each\s+time|any\s*time|every|whenever|when|"
     r"unless|before|after|by\s+default|in\s+(?:this|our|the)\s+(?:repo|repository|project|codebase|team|org)|(?:don't|do\s+not)\b|"
+    # a condition, a habit, a choice against another, a kind of case or a language: how to work for good ("Bump the
+    # patch version for bug fixes", "Format the code with black, not autopep8"); a deferral is a reminder ("once we migrate")
+    r"if|once|each|first|eventually|sometime|someday|later\s+on|rather\s+than|instead\s+of|,\s+not|"
+    r"for\s+(?!(?:the|this|that|these|those|it|them|me|us|now|a|an|my|your|its|all|everything|us|him|her)\b)(?:[\w-]+\s+)?[\w-]+s|"
+    r"in\s+(?:English|French|German|Spanish|Italian|Dutch|Polish|Portuguese|Japanese|Chinese|Korean|British\s+English|American\s+English)|"
     r"remember|note|today|tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next\s+(?:week|month|sprint)|"
     r"january|february|march|april|june|july|august|september|october|november|december|\d{4}-\d{2}-\d{2})\b"
 )
