@@ -2041,6 +2041,16 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/write_commit_messages.md": "- Write the commit messages in English",
                   f"events/{TODAY:%Y/%m/%d}/rename_branch.md": "- Rename the branch to main once we migrate"}, None,
                  id="an-imperative-for-a-kind-of-case-or-a-language-is-kept"),
+    # (review rev19) how things go here is no convention (a note); what is done, used or kept here still is one
+    pytest.param(["Tests run slowly here", "Meetings start late here", "Things go wrong here", "Users start complaining around here",
+                  "Secrets live in Vault here", "Migrations go in the db folder here", "Builds run on the shared runner here"],
+                 {f"events/{TODAY:%Y/%m/%d}/tests_run_slowly.md": "- Tests run slowly here", f"events/{TODAY:%Y/%m/%d}/meetings_start_late.md": "- Meetings start late here",
+                  f"events/{TODAY:%Y/%m/%d}/things_go_wrong.md": "- Things go wrong here",
+                  f"events/{TODAY:%Y/%m/%d}/users_start_complaining.md": "- Users start complaining around here",
+                  "preferences/default/secrets.md": "- Secrets live in Vault here (team convention)",
+                  "preferences/default/migrations.md": "- Migrations go in the db folder here (team convention)",
+                  "preferences/default/builds.md": "- Builds run on the shared runner here (team convention)"}, None,
+                 id="how-things-go-here-is-no-convention"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

@@ -218,10 +218,15 @@ def team_rule(body: str, restore, subject: str) -> Statement | None:
 # get a changelog entry". Things of a kind (a plural) do, in the present, what the work does with them;
 # the place makes it the house's rule, not a description of some of them ("PRs need two approvals"
 # alone may be one PR's state; "the PRs here are slow" says how they go).
-_HERE = rf"(?:(?:(?:around|over)\s+)?here|in\s+{tx.THIS_PROJECT}|on\s+(?:this|our|the)\s+team|at\s+(?:this|our)\s+company)"
+# ("around here", "over here" say a moment or a spot as often: "Users start complaining around here")
+_HERE = rf"(?:(?<!around\s)(?<!over\s)here|in\s+{tx.THIS_PROJECT}|on\s+(?:this|our|the)\s+team|at\s+(?:this|our)\s+company)"
+# How things go is no rule of the house: "Tests run slowly here", "Meetings start late here", "Things go
+# wrong here" (a convention says what is done, used or needed: "Branch names start with the ticket key").
+_HOW_IT_GOES = (r"(?!\s+(?:[\w-]+ly|late|early|wrong|right|bad|well|fast|slow|long|quick|smooth|stale|flaky|away|off|down|out|"
+                r"missing|broken|crazy|[\w-]+ing)\b)")
 _HOUSE_RULE_RE = re.compile(
     r"(?i)^(?P<kind>(?!(?:the|these|those|my|your|some|they|we|you)\b)[\w-]+(?:\s+[\w-]+){0,2}?s)\s+(?:always\s+)?"
-    r"(?:follow|use|need|require|get|go|target|start|end|include|reference|mention|link|carry|stay|live|run|"
+    rf"(?:follow|use|need|require|get|target|include|reference|mention|link|carry|(?:go|start|end|stay|live|run){_HOW_IT_GOES}|"
     rf"are\s+(?:squash(?:ed)?|rebased|reviewed|signed|prefixed|named|written|tagged|merged|kept|released|deployed)(?:[\s-]merged)?)\s+\S.*?\s+{_HERE}[.!]*$"
 )
 
