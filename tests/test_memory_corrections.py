@@ -2051,6 +2051,10 @@ CASES = [
                   "preferences/default/migrations.md": "- Migrations go in the db folder here (team convention)",
                   "preferences/default/builds.md": "- Builds run on the shared runner here (team convention)"}, None,
                  id="how-things-go-here-is-no-convention"),
+    # (review rev19) an offer declined in chat is no thing avoided for good; a thing of the work still is
+    pytest.param(["No coffee for me, thanks", "No sugar, thanks", "No emojis for me, thanks"],
+                 {f"events/{TODAY:%Y/%m/%d}/coffee.md": "- No coffee for me", f"events/{TODAY:%Y/%m/%d}/sugar.md": "- No sugar",
+                  "preferences/default/emojis.md": "- Avoid emojis"}, None, id="an-offer-declined-is-no-thing-avoided"),
     # (review rev18c) ... but a thanks that goes on to say a cause found keeps it
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,

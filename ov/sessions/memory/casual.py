@@ -207,6 +207,8 @@ _NOT_UNWANTED = frozenset((
     "chance", "time", "help", "issue", "issues", "i", "it", "that", "this", "not", "go", "dice", "joke", "deal", "bother",
 ))
 _OF_THE_MOMENT = re.compile(r"(?i)\b(?:this|that|now|today|yet|so\s+far|any\s?more|anymore|here|there|left|found|again)\b")
+# An offer declined in chat is no thing not wanted for good: "No coffee for me, thanks", "No sugar, thanks".
+_OFFERED = re.compile(r"(?i)^(?:coffee|tea|sugar|milk|cream|ice|water|beer|wine|dessert|cake|snacks?|food|lunch|dinner|breakfast|seconds)$")
 
 
 def asked_for(clause: str) -> str | None:
@@ -220,7 +222,8 @@ def asked_for(clause: str) -> str | None:
     if unwanted and (unwanted.group("please") or unwanted.group("thanks")):
         x = unwanted.group("x").strip()
         # (what is not wanted may open on a verb's word: "no print statements", "no force pushes")
-        if x.split()[0].lower() not in _NOT_UNWANTED and len(x.split()) <= 10 and not _OF_THE_MOMENT.search(x) and _a_choice(x, chosen=False):
+        if (x.split()[0].lower() not in _NOT_UNWANTED and len(x.split()) <= 10 and not _OF_THE_MOMENT.search(x) and not _OFFERED.match(x)
+                and _a_choice(x, chosen=False)):
             return f"Avoid {x}"
     return None
 
