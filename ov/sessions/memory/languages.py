@@ -160,22 +160,24 @@ _JA: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_JA_I}(?P<x>[^はを、。]+?)で働いて(?:います|いる|ます)$"), "I work at {x}"),
     (re.compile(rf"^{_JA_I}(?P<x>[^はを、。]+?)に住んで(?:います|いる|ます)$"), "I live in {x}"),
 )
+_JA_SCRIPT, _JA_ENDS = r"[\u3040-\u30ff\u4e00-\u9fff]", r"(?<=[。！!])\s*"
 
 
-def _japanese(text: str) -> str:
-    """``text``'s Japanese sentences about the user said in English, each as a sentence; the rest as it is."""
-    if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
+def _whole_sentences(text: str, script: str, ends: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    """``text``'s sentences that ``table`` reads, said in English, each as a sentence; the rest as
+    they are. ``script``: a character class of the language's script (a text without one is
+    returned at once); ``ends``: where its sentences end. A pattern's ``as`` group, where it
+    matched, says the role ("I use Vim as エディタ")."""
+    if not re.search(script, text):
         return text
     out = []
-    for sentence in re.split(r"(?<=[。！!])\s*", text.strip()):
-        said = sentence.rstrip("。！! ")
-        for pattern, english in _JA:
+    for sentence in re.split(ends, text.strip()):
+        said = sentence.rstrip("。！!?. ")
+        for pattern, english in table:
             if m := pattern.match(said):
-                said = english.format(x=m.group("x")) + (f" as {m.group('as')}" if m.groupdict().get("as") else "") + "."
+                sentence = english.format(x=m.group("x")) + (f" as {m.group('as')}" if m.groupdict().get("as") else "") + "."
                 break
-        else:
-            said = sentence
-        out.append(said)
+        out.append(sentence)
     return " ".join(o for o in out if o)
 
 
@@ -210,21 +212,7 @@ _KO: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_KO_I}(?P<x>\S+?)에서\s*일(?:하고\s*있어요|하고\s*있습니다|해요|합니다)$"), "I work at {x}"),
     (re.compile(rf"^{_KO_I}(?P<x>\S+?)에\s*(?:살고\s*있어요|살고\s*있습니다|살아요|삽니다)$"), "I live in {x}"),
 )
-
-
-def _korean(text: str) -> str:
-    """``text``'s Korean sentences about the user said in English; the rest as it is."""
-    if not re.search(r"[\uac00-\ud7a3]", text):
-        return text
-    out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
-        said = sentence.rstrip(".!? ")
-        for pattern, english in _KO:
-            if m := pattern.match(said):
-                sentence = english.format(x=m.group("x")) + "."
-                break
-        out.append(sentence)
-    return " ".join(out)
+_KO_SCRIPT, _KO_ENDS = r"[\uac00-\ud7a3]", r"(?<=[.!?])\s+"
 
 
 def in_english(text: str) -> str:
@@ -233,7 +221,7 @@ def in_english(text: str) -> str:
     none opens as it is."""
     if (order := standing_order(text)) is not None:
         return order
-    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", _korean(_japanese(_runs_on(text)))))
+    text = _NAME_IS_RE.sub("my name is", _ELIDED_RE.sub("je ", _whole_sentences(_whole_sentences(_runs_on(text), _JA_SCRIPT, _JA_ENDS, _JA), _KO_SCRIPT, _KO_ENDS, _KO)))
     for rules, as_word, now in _RULES.values():
         said = text
         for pattern, english in rules:
