@@ -23,9 +23,10 @@ blind before the round after the seventh, held back for it, and read for the rou
 ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
 tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
 (:data:`FRESH11`) by a third, held back to measure mem19 and read for mem20; a twelfth (:data:`FRESH12`) by a
-fourth, held back to measure mem20. Each comment says when its part was read untouched; docs/benchmarks.md has the figures.
+fourth, held back to measure mem20; a thirteenth (:data:`FRESH13`) by a fifth, held back. Each comment
+says when its part was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -1011,6 +1012,84 @@ FRESH12: list[tuple[str, list[str], dict]] = [
      {"nothing": True}),
 ]
 
+# A thirteenth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh12's, for the format): a backend Go developer, a frontend
+# React/TypeScript developer, a database administrator, a bioinformatics researcher, a platform team
+# lead and a bootcamp student. Held back: no rule may be fixed on one of its cases by name.
+FRESH13: list[tuple[str, list[str], dict]] = [
+    # ---------------- identity and role (3) ----------------
+    ("f13-go-backend-identity", ["I'm Tomasz, a backend engineer at Allegro writing Go services for the checkout team"],
+     {"has": [(P, "Tomasz"), (P, "backend engineer"), (ANY, "Allegro")], "no_event": True}),
+    ("f13-bootcamp-lowercase", ["im a bootcamp student at le wagon, week 6 of 9"],
+     {"has": [(P, "bootcamp"), (P, "le wagon")], "no_event": True}),
+    ("f13-dba-role", ["I work as the DBA for our Postgres fleet, about 40 clusters"],
+     {"has": [(P, "DBA"), (ANY, "Postgres")], "no_event": True}),
+    # ---------------- tools and versions (3) ----------------
+    ("f13-go-sqlc", ["We're on Go 1.23 and use sqlc for the data layer"],
+     {"has": [(ANY, "Go 1.23"), (ANY, "sqlc")], "no_event": True}),
+    ("f13-react-ts-vite", ["I use React 19 with TypeScript 5.6 and Vite"],
+     {"has": [(ANY, "React 19"), (ANY, "TypeScript 5.6"), (ANY, "Vite")], "no_event": True}),
+    ("f13-bio-tools-lowercase", ["i run most of my pipelines with snakemake 8 and conda, samtools 1.20 for bam files"],
+     {"has": [(ANY, "snakemake 8"), (ANY, "samtools 1.20")], "no_event": True}),
+    # ---------------- team conventions (3) ----------------
+    ("f13-we-table-naming", ["We name tables in snake_case and always in the singular, e.g. order_item not order_items"],
+     {"has": [(ANY, "snake_case"), (ANY, "singular")], "no_event": True}),
+    ("f13-migrations-no-we", ["Every schema migration goes through a PR reviewed by a DBA before it touches prod"],
+     {"has": [(ANY, "migration"), (ANY, "DBA")], "no_event": True}),
+    ("f13-platform-terraform", ["On the platform team all infra changes go through Terraform, no clicking around in the AWS console"],
+     {"has": [(ANY, "Terraform"), (ANY, "console")], "no_event": True}),
+    # ---------------- project facts (3) ----------------
+    ("f13-service-port-url", ["The payments-api service listens on port 8443 and its staging URL is https://payments.staging.internal"],
+     {"has": [(ANY, "8443"), (ANY, "payments.staging.internal")], "no_event": True}),
+    ("f13-owner-deadline", ["Marta owns the billing-worker repo; the migration off Heroku has to be done by January 31"],
+     {"has": [(ANY, "Marta"), (ANY, "billing-worker"), (ANY, "January 31")]}),
+    ("f13-environments-lowercase", ["we have three environments: dev, staging and prod, and prod runs in eu-west-1"],
+     {"has": [(ANY, "eu-west-1"), (ANY, "staging")], "no_event": True}),
+    # ---------------- preferences (4) ----------------
+    ("f13-pref-no-x-please", ["No default exports please, named exports only"],
+     {"has": [(PREF, "named exports")], "no_event": True}),
+    ("f13-pref-gt", ["tailwind > css modules for anything new"],
+     {"has": [(PREF, "tailwind")], "no_event": True}),
+    ("f13-pref-polite-request", ["Could you always use table-driven tests when you write Go tests? I find them much easier to read"],
+     {"has": [(PREF, "table-driven")], "no_event": True}),
+    ("f13-pref-dislike", ["I really dislike ORMs, I'd rather write plain SQL"],
+     {"has": [(PREF, "plain SQL"), (PREF, "ORM")], "no_event": True}),
+    # ---------------- corrections over time (4) ----------------
+    ("f13-switched-from-editor", ["I use VS Code", "I switched from VS Code to Neovim last month"],
+     {"has": [(P, "Neovim")], "lacks": [(P, "Uses VS Code"), (P, "Editor: VS Code")]}),
+    ("f13-ditched-terminal", ["My terminal is iTerm2", "ditched iterm2 for ghostty"],
+     {"has": [(P, "ghostty")], "lacks": [(P, "Terminal: iTerm2")], "no_event": True}),
+    ("f13-postgres-three-steps", ["We run Postgres 14 in production", "We upgraded prod to Postgres 15",
+                                  "actually it's Postgres 16 now, 15 was only on staging"],
+     {"has": [(ANY, "Postgres 16")], "lacks": [(P, "Postgres 14"), (ENT, "Postgres 14")]}),
+    ("f13-no-longer-lead", ["I'm the tech lead of the platform team",
+                            "I'm no longer the tech lead, I moved to an IC role on the observability team"],
+     {"has": [(P, "observability")], "lacks": [(P, "tech lead of the platform team")]}),
+    # ---------------- dated events (2) ----------------
+    ("f13-event-failover", ["On 2026-11-30 the primary on db-prod-3 failed over and we lost about 2 minutes of writes"],
+     {"has": [("events/*", "db-prod-3")]}),
+    ("f13-event-shipped", ["Yesterday we shipped v2.0 of the design system to npm"],
+     {"has": [("events/*", "v2.0")]}),
+    # ---------------- nothing to keep (4) ----------------
+    ("f13-none-question", ["what's the difference between useMemo and useCallback again?"],
+     {"nothing": True}),
+    ("f13-none-command", ["run go test ./... with -race and paste me the failures"],
+     {"nothing": True}),
+    ("f13-none-thinking", ["hmm so if the join is on a non-indexed column that would explain the seq scan... let me look at EXPLAIN"],
+     {"nothing": True}),
+    ("f13-none-chatter", ["lol ok that was dumb of me, nice catch"],
+     {"nothing": True}),
+    # ---------------- other languages (4) ----------------
+    ("f13-cs-comments-english", ["Prosím, piš komentáře v kódu vždy anglicky."],
+     {"has": [(PREF, "anglicky")], "no_event": True}),
+    ("f13-vi-identity", ["Tôi là nghiên cứu sinh tin sinh học ở Đại học Quốc gia Hà Nội."],
+     {"has": [(P, "tin sinh học")], "no_event": True}),
+    ("f13-fr-nextflow", ["J'utilise Nextflow 24.04 pour tous mes pipelines de séquençage."],
+     {"has": [(ANY, "Nextflow 24.04")], "no_event": True}),
+    ("f13-pt-team-tests", ["Na nossa equipe, todo endpoint novo precisa de testes de integração antes do merge."],
+     {"has": [(ANY, "testes de integração")], "no_event": True}),
+]
+
 
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
@@ -1038,8 +1117,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH11
     if name == "fresh12":
         return FRESH12
+    if name == "fresh13":
+        return FRESH13
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -1116,12 +1197,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
