@@ -1899,6 +1899,12 @@ CASES = [
                   "we bumped to Redis 7"],
                  {"profile.md": "- Team is on Postgres 16\n- Team is on MySQL 5.7 and Redis 6\n- Team is on Redis 7"}, None,
                  id="an-upgrade-replaces-the-version-the-team-was-on"),
+    # The thing named before its new version ("we upgraded Python to 3.12") is the same upgrade; a
+    # setting raised to a number is none ("we bumped the retry limit to 5")
+    pytest.param(["We're on Python 3.11", "I use Node 20", "We upgraded Python to 3.12 last week", "I updated Node from 20 to 22",
+                  "we bumped the retry limit to 5"],
+                 {"profile.md": "- Team is on Python 3.12\n- Is on Node 22\n- Team's retry limit: 5"}, None,
+                 id="an-upgrade-naming-the-thing-before-its-version"),
     pytest.param(["We're on Kotlin 1.8", "we went to Kotlin 1.9 last month", "correction: it's Kotlin 2.0, not 1.9"],
                  {"profile.md": "- Team is on Kotlin 2.0"}, None, id="a-version-corrected-over-three-steps-ends-with-the-last"),
     # (mem19) "it's X, not Y" after a correction's lead puts X in the lines naming Y, in a later ov remember too;

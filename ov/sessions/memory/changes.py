@@ -204,14 +204,30 @@ _UPGRADED_RE = re.compile(
 )
 
 
+# "we upgraded Python to 3.12", "I bumped Node from 20 to 22": the thing named before its new version.
+_UPGRADED_THING_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+)?(?:upgraded|updated|bumped|downgraded)\s+(?:(?:our|the|my)\s+)?"
+    r"(?P<t>[\w.+#-]+)\s+(?:from\s+v?\d[\w.]*\s+)?to\s+(?P<v>v?\d+(?:\.\d+)*)(?P<rest>\s.*)?$",
+    re.IGNORECASE,
+)
+
+
 def upgraded_to(clause: str, restore) -> Statement | None:
     """"we upgraded to Postgres 16" -> "Team is on Postgres 16", in place of the stored line putting the
     team on another version of Postgres; None for anything but a thing at a version ("to Buildkite",
-    "to Berlin", "to version 2": no thing named)."""
-    match = _UPGRADED_RE.match(clause)
+    "to Berlin", "to version 2": no thing named). The thing may come before its version ("we
+    upgraded Python to 3.12") when it is a name or a known tool, not a setting ("we bumped the
+    timeout to 30")."""
+    from ov.sessions.memory.kinds import kind_of
     from ov.sessions.memory.systems import VERSION_LEADS, VERSIONED_RE
 
-    new = value_of(match.group("x"), restore) if match else ""
+    match = _UPGRADED_RE.match(clause)
+    said = match.group("x") if match else ""
+    if match is None and (named := _UPGRADED_THING_RE.match(clause)) is not None:
+        thing = named.group("t")
+        if thing[:1].isupper() or kind_of(thing) is not None:
+            match, said = named, f"{thing} {named.group('v')}{named.group('rest') or ''}"
+    new = value_of(said, restore) if match else ""
     versioned = VERSIONED_RE.match(new)
     if not versioned or versioned.group("name").split()[0].lower() in ("version", "v", "release", "the", "a", "an", "our", "my", "it", "level", "step", "phase", "page", "line"):
         return None
