@@ -23,10 +23,11 @@ blind before the round after the seventh, held back for it, and read for the rou
 ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules nor the earlier blind parts, and is held back; a
 tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
 (:data:`FRESH11`) by a third, held back to measure mem19 and read for mem20; a twelfth (:data:`FRESH12`) by a
-fourth, held back to measure mem20; a thirteenth (:data:`FRESH13`) by a fifth, held back. Each comment
+fourth, held back to measure mem20; a thirteenth (:data:`FRESH13`) by a fifth, held back; a fourteenth (:data:`FRESH14`) by a sixth,
+held back. Each comment
 says when its part was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -1091,6 +1092,74 @@ FRESH13: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# A fourteenth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh12's, for the format; one line of fresh13's last case seen by
+# accident while reading split()): an Android/Kotlin developer, a Unity/C# game developer, a
+# Spark/Airflow data engineer, an embedded C/Rust firmware engineer, an SRE on call and a PhD student
+# in NLP. Held back: no rule may be fixed on one of its cases by name.
+FRESH14: list[tuple[str, list[str], dict]] = [
+    ("f14-identity-android", ["Hi, I'm Marta Kowalczyk, senior Android dev at Bolt, mostly working on the rider app in Kotlin"],
+     {"has": [(P, "Marta"), (ANY, "Bolt"), (ANY, "Android")], "no_event": True}),
+    ("f14-identity-phd", ["im a 3rd year phd student in NLP at the university of edinburgh my thesis is on low-resource machine translation"],
+     {"has": [(P, "phd"), (ANY, "edinburgh"), (ANY, "machine translation")], "no_event": True}),
+    ("f14-identity-sre", ["I work as an SRE on the payments infra team and I'm on the pager rotation every fourth week"],
+     {"has": [(P, "SRE"), (ANY, "payments")], "no_event": True}),
+    ("f14-tools-unity", ["We're on Unity 2022.3 LTS with URP, all the gameplay code is C#"],
+     {"has": [(ANY, "2022.3"), (ANY, "URP")], "no_event": True}),
+    ("f14-tools-spark", ["our cluster runs spark 3.5.1 on EMR and airflow 2.8 does the orchestration"],
+     {"has": [(ANY, "3.5.1"), (ANY, "airflow"), (ANY, "2.8")], "no_event": True}),
+    ("f14-tools-firmware", ["I build the firmware with arm-none-eabi-gcc 12.2, and the newer parts are Rust (embassy) on an STM32H7"],
+     {"has": [(ANY, "12.2"), (ANY, "embassy"), (ANY, "STM32H7")], "no_event": True}),
+    ("f14-team-review", ["On our team every PR needs two approvals and detekt has to pass before anything gets merged"],
+     {"has": [(ANY, "two approvals"), (ANY, "detekt")], "no_event": True}),
+    ("f14-team-dag-names", ["convention here: DAG ids are snake_case and prefixed with the owning team, e.g. growth_daily_sessions"],
+     {"has": [(ANY, "snake_case"), (ANY, "prefix")], "no_event": True}),
+    ("f14-team-postmortem", ["we alwyas write a blameless postmortem within 48 hours of any SEV1/SEV2"],
+     {"has": [(ANY, "postmortem"), (ANY, "48 hours")], "no_event": True}),
+    ("f14-project-game", ["The game is called Driftwood, a co-op survival game for Steam and Switch; release is planned for Q3 2027"],
+     {"has": [(ANY, "Driftwood"), (ANY, "Switch"), (ANY, "Q3 2027")]}),
+    ("f14-project-firmware", ["the sensor node firmware lives in the fw-node repo and talks to the gateway over LoRa at 868 MHz"],
+     {"has": [(ANY, "fw-node"), (ANY, "LoRa"), (ANY, "868")], "no_event": True}),
+    ("f14-project-pipeline", ["Our main pipeline ingests clickstream from Kafka into Delta tables on S3 - roughly 2 TB a day"],
+     {"has": [(ANY, "Kafka"), (ANY, "Delta"), (ANY, "2 TB")], "no_event": True}),
+    ("f14-pref-coroutines", ["prefer coroutines + Flow over RxJava in any new code pls"],
+     {"has": [(PREF, "coroutines")], "no_event": True}),
+    ("f14-pref-unwrap", ["When you write Rust for me: no unwrap() in library code, use proper error types with thiserror"],
+     {"has": [(PREF, "unwrap"), (PREF, "thiserror")], "no_event": True}),
+    ("f14-pref-latex", ["I'd like explanations with the math written out in LaTeX, not just the intuition"],
+     {"has": [(PREF, "LaTeX")], "no_event": True}),
+    ("f14-pref-incident", ["keep answers short when im debuging an incident. bullet points, commands first, explanation after"],
+     {"has": [(PREF, "bullet"), (PREF, "commands first")], "no_event": True}),
+    ("f14-corr-switched-ide", ["I use Android Studio Hedgehog", "switched to Android Studio Koala last week"],
+     {"has": [(ANY, "Koala")], "lacks": [(ANY, "Hedgehog")]}),
+    ("f14-corr-no-longer-cron", ["We schedule all our jobs with cron on one big VM", "we no longer use cron for scheduling, everything is an Airflow DAG now"],
+     {"has": [(ANY, "Airflow")], "lacks": [(ANY, "big VM")], "no_event": True}),
+    ("f14-corr-target-sdk", ["our targetSdk is 33", "we bumped targetSdk to 34", "actually it's 35 now, Play Store requires it"],
+     {"has": [(ANY, "35")], "lacks": [(ANY, "33"), (ANY, "34")]}),
+    ("f14-corr-ditched-jenkins", ["We use Jenkins for the Unity builds", "ditched jenkins, the builds run on GitHub Actions with GameCI now"],
+     {"has": [(ANY, "GitHub Actions")], "lacks": [(ANY, "use jenkins"), (ANY, "uses jenkins")]}),
+    ("f14-corr-replaced-tokenizer", ["My tokenizer is SentencePiece with a 32k vocab", "replaced the sentencepiece tokenizer with byte-level BPE, vocab is 50k now"],
+     {"has": [(ANY, "50k")], "lacks": [(ANY, "32k")]}),
+    ("f14-event-failover", ["Last night around 2am the primary Postgres failed over to the replica and we lost ~3 min of writes"],
+     {"has": [("events/*", "Postgres")]}),
+    ("f14-event-paper", ["On 2026-11-20 my paper on low-resource MT got accepted at ACL!"],
+     {"has": [("events/*", "ACL")]}),
+    ("f14-none-question", ["why does gradle keep re-downloading all the dependencies on every build?"],
+     {"nothing": True}),
+    ("f14-none-command", ["regenerate the protobuf bindings and rerun the HIL tests"],
+     {"nothing": True}),
+    ("f14-none-thinking", ["maybe the race is in the DMA interrupt handler... or the ring buffer wraps early, not sure yet"],
+     {"nothing": True}),
+    ("f14-none-chatter", ["lol ok nice, good catch"],
+     {"nothing": True}),
+    ("f14-it-pref", ["Preferisco che i commenti nel codice siano in inglese, anche se parliamo in italiano"],
+     {"has": [(PREF, "inglese")], "no_event": True}),
+    ("f14-pl-identity", ["Jestem inżynierem firmware, piszę głównie w C i Rust na mikrokontrolery nRF52"],
+     {"has": [(P, "firmware"), (ANY, "nRF52")], "no_event": True}),
+    ("f14-nl-team", ["Bij ons team draaien alle Spark jobs eerst op de acceptatie-omgeving voordat ze naar productie gaan"],
+     {"has": [(ANY, "acceptatie")], "no_event": True}),
+]
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -1119,8 +1188,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH12
     if name == "fresh13":
         return FRESH13
+    if name == "fresh14":
+        return FRESH14
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -1197,12 +1268,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
