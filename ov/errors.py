@@ -37,6 +37,15 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stop
 # How much of an offending input a message repeats: enough to recognise it, never a 10 KB line.
 QUOTE_MAX_CHARS = 200
 
+# Values of OV_DEBUG that switch it off: `OV_DEBUG=0` in a shell profile or a CI matrix means "no",
+# and read as "set" it printed a traceback with every error.
+_OFF = frozenset({"", "0", "false", "no", "off"})
+
+
+def debugging() -> bool:
+    """Whether ``OV_DEBUG`` asks for tracebacks (set to anything but empty, 0, false, no or off)."""
+    return os.environ.get("OV_DEBUG", "").strip().lower() not in _OFF
+
 
 def quote(value: object, limit: int = QUOTE_MAX_CHARS) -> str:
     """``repr(value)`` for a message, cut to about ``limit`` characters.

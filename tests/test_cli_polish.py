@@ -1345,6 +1345,25 @@ def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_
         ov("add-resource", str(source), "--to", "viking://resources/docs2")
 
 
+@pytest.mark.parametrize("off", ["0", "false", "No", " off ", ""])
+def test_ov_debug_set_to_a_no_keeps_the_one_line_internal_error(ov, tmp_path, monkeypatch, off):
+    """(review rev20) `OV_DEBUG=0` in a shell profile or a CI matrix says "no": read as "set", it
+    raised the traceback it was meant to keep away."""
+    from ov.index import sync
+
+    def bug(self):
+        raise TypeError("'NoneType' object is not subscriptable")
+
+    source = tmp_path / "docs"
+    source.mkdir()
+    (source / "a.md").write_text("# A\n\nThe heron migrates in spring.\n")
+    monkeypatch.setattr(sync.Indices, "build_full_text", bug)
+    monkeypatch.setenv("OV_DEBUG", off)
+    added = ov("add-resource", str(source), "--to", "viking://resources/docs")
+    assert added.exit_code == 0, added.stderr
+    assert "internal error: TypeError" in added.stderr
+
+
 # --- output in a locale that is not UTF-8 -----------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, 
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import OutputFailed, error, labelled_stdout, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
-from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, Interrupted, InvalidInput, OvError, interrupted, os_failure, resource_exhausted
+from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, Interrupted, InvalidInput, OvError, debugging, interrupted, os_failure, resource_exhausted
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -259,7 +259,7 @@ def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
         _debug_traceback()
         error(known, as_json)
         return known.exit_code
-    if os.environ.get("OV_DEBUG"):
+    if debugging():
         raise exc
     error(
         OvError(f"internal error: {type(exc).__name__}: {exc}", hint="run again with OV_DEBUG=1 for a traceback, and report it"),
@@ -278,7 +278,7 @@ def _quiet_unraisable() -> None:
     """A write refused by a full disk can leave a dulwich file object that fails again when it
     is collected ("Exception ignored in _GitFile.__del__"); the command has already said what
     happened in one line, so that echo is dropped unless OV_DEBUG asks for everything."""
-    if os.environ.get("OV_DEBUG"):
+    if debugging():
         return
     previous = sys.unraisablehook
 
@@ -340,5 +340,5 @@ def _usage_hint(exc: Exception) -> str:
 
 
 def _debug_traceback() -> None:
-    if os.environ.get("OV_DEBUG"):
+    if debugging():
         traceback.print_exc()

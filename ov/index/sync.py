@@ -18,7 +18,6 @@ what HEAD changed since (:func:`~ov.index.opening.outdated_paths`).
 from __future__ import annotations
 
 import json
-import os
 import time
 
 from ov.errors import (
@@ -27,6 +26,7 @@ from ov.errors import (
     OvError,
     StoreLocked,
     StoreNotWritable,
+    debugging,
     disk_full,
 )
 from ov.index.folder import (
@@ -437,7 +437,7 @@ def index_after_add(store, progress: Progress | None = None) -> str | None:
         elif isinstance(exc, (OSError, ValueError)):
             why = f"{type(exc).__name__}: {exc}"
         else:  # not the disk's or tantivy's: a bug, said as one, and raised where OV_DEBUG asks for it
-            if os.environ.get("OV_DEBUG"):
+            if debugging():
                 raise
             why = f"internal error: {type(exc).__name__}: {exc}; OV_DEBUG=1 shows where, please report it"
         return f"the search index was not built ({why}); the next search builds it"
