@@ -427,7 +427,7 @@ CASES = [
                  {"profile.md": ("- Editor: Vim", "- Editor: Emacs")}, id="actually-inside-the-value"),
     pytest.param(["The API key is in 1Password", "Our deploy token is rotated monthly"],
                  {"entities/systems/api.md": "# API\n\n- Key is in 1Password",
-                  f"events/{TODAY:%Y/%m/%d}/deploy_token.md": "- Our deploy token is rotated monthly"},
+                  "profile.md": "- Team's deploy token is rotated monthly"},
                  None, id="where-a-secret-lives-is-remembered"),
     pytest.param(['I prefer tabs. "Never deploy on Fridays."'],
                  {"preferences/default/tabs.md": "- Prefers tabs",
@@ -1348,7 +1348,7 @@ CASES = [
                  None, id="a-team-agreement-of-a-rule-is-a-convention"),
     # --- a named system's new place or tool, a count, a reversal, a home (mem10) ------------------------------------
     pytest.param(["The deploy pipeline uses CircleCI", ["We've moved from CircleCI to GitHub Actions."]],
-                 {"profile.md": "- Team has moved from CircleCI to GitHub Actions", "entities/systems/deploy_pipeline.md": "# Deploy pipeline\n\n- Uses GitHub Actions"},
+                 {"entities/systems/deploy_pipeline.md": "# Deploy pipeline\n\n- Uses GitHub Actions"},  # (mem21: the card holds the switch, no profile line)
                  None, id="a-teams-switch-names-the-new-tool-in-the-system-cards"),
     pytest.param(["We run Node 18 on the build servers", "Our CI runs on Jenkins", ["We switched from Node to Bun.", "We switched from Jenkins to Drone for the mobile app."]],
                  {"profile.md": "- Team switched from Node to Bun\n- Team switched from Jenkins to Drone for the mobile app",
@@ -1412,7 +1412,7 @@ CASES = [
                   ("stored", "entities/systems/release.md", "# Release\n\n- Was on Jenkins until May\n- Runs on Argo"),
                   ("stored", "entities/systems/mobile_builds.md", "# Mobile builds\n\n- Build on Jenkins agents"),
                   ["We switched from Jenkins to Buildkite."]],
-                 {"profile.md": "- Team switched from Jenkins to Buildkite", "entities/systems/ci.md": "# CI\n\n- Runs on Buildkite",
+                 {"entities/systems/ci.md": "# CI\n\n- Runs on Buildkite",
                   "entities/systems/deploy.md": "# Deploy\n\n- Migrated off Jenkins in 2024\n- Runs on Argo",
                   "entities/systems/release.md": "# Release\n\n- Was on Jenkins until May\n- Runs on Argo",
                   "entities/systems/mobile_builds.md": "# Mobile builds\n\n- Build on Buildkite agents"},
@@ -1960,9 +1960,8 @@ CASES = [
                  {"profile.md": "- No longer uses Trello\n- Team plans sprints in Notion\n- No longer uses Emacs\n- Editor: Zed\n- Lives in Porto",
                   f"events/{TODAY:%Y/%m/%d}/gym_plan.md": "- I ditched the gym plan, I live in Porto"}, None,
                  id="the-left-half-of-a-switch-is-no-note"),
-    pytest.param(["My shell is bash", "I've given up on bash, my shell is fish now", "I dropped the ball, my bad"],
-                 {"profile.md": "- No longer uses bash\n- Shell: fish\n- The user's bad",
-                  f"events/{TODAY:%Y/%m/%d}/ball.md": "- I dropped the ball, my bad"}, None,
+    pytest.param(["My shell is bash", "I've given up on bash, my shell is fish now", ("refused", "I dropped the ball, my bad")],
+                 {"profile.md": "- No longer uses bash\n- Shell: fish"}, None,
                  id="the-left-half-of-a-switch-read-by-a-rule-is-no-longer-used"),
     pytest.param(["I got rid of Jenkins, we use Buildkite now"], {"profile.md": "- No longer uses Jenkins\n- Team uses Buildkite"}, None,
                  id="the-left-half-of-the-teams-switch"),
@@ -2065,6 +2064,51 @@ CASES = [
     pytest.param(["thanks, so that's why the build failed: the cache was stale"],
                  {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, so that's why the build failed: the cache was stale"}, None,
                  id="a-thanks-with-a-cause-found-is-kept"),
+    # (mem21) a switch or a correction whose old value lives on a system card corrects the card and adds no profile line
+    pytest.param(["Our main database is Postgres 15", "actually it's Postgres 16, not 15", "Our CI uses Jenkins", "We've switched from Jenkins to Buildkite"],
+                 {"entities/systems/main_database.md": "# Main database\n\n- Is Postgres 16", "entities/systems/ci.md": "# CI\n\n- Uses Buildkite"}, None,
+                 id="a-switch-found-on-a-card-adds-no-profile-line"),
+    # (mem21) "moved off X to Y" is a switch, whoever's line names X; a place of the team's that moved is still a note
+    pytest.param(["We deploy on Heroku", "We moved off Heroku to Fly.io", "I use Netlify", "We moved off Netlify to Vercel", "We moved our office to Lisbon"],
+                 {"profile.md": "- Team deploys on Fly.io\n- Uses Vercel", f"events/{TODAY:%Y/%m/%d}/office_to_lisbon.md": "- We moved our office to Lisbon"}, None,
+                 id="a-move-off-a-named-thing-to-another-is-a-switch"),
+    # (mem21) an apology keeps nothing, alone or before a statement; "sorry, X" still says what was meant
+    pytest.param([("refused", "I dropped the ball, my bad"), ("refused", "oops, I messed up, that's on me"), "my bad, the staging DB runs on port 5433",
+                  "I use Postgres. Sorry, MySQL"],
+                 {"entities/systems/staging_db.md": "# Staging DB\n\n- Runs on port 5433", "profile.md": "- Uses MySQL"}, None,
+                 id="an-apology-keeps-nothing"),
+    # (mem21) a role or a team left ends its line; a tool the team no longer uses ends the team's key naming it
+    pytest.param(["I'm the tech lead of the payments team", "I'm no longer the tech lead", "Our pager tool is PagerDuty", "We don't use PagerDuty anymore",
+                  "I work at Globex", "I work from home"],
+                 {"profile.md": "- Is no longer the tech lead\n- Team no longer uses PagerDuty\n- Works at Globex\n- Works from home"}, None,
+                 id="a-role-or-a-tool-no-longer-held-ends-its-line"),
+    # (mem21) a thing left in one clause and its successor in the next are one switch; a reason is no successor
+    pytest.param(["We use Jenkins", "we moved away from Jenkins - builds run on GitHub Actions now", "Our tracker is Jira",
+                  "we got rid of Jira; bugs live in Linear these days", "We use Trello", "we dropped Trello, it was too slow"],
+                 {"profile.md": "- Team uses GitHub Actions\n- Team's tracker: Linear\n- Team uses Trello",
+                  f"events/{TODAY:%Y/%m/%d}/trello.md": "- We dropped Trello, it was too slow"}, None,
+                 id="a-thing-left-and-its-successor-in-the-next-clause-are-a-switch"),
+    pytest.param(["My editor is CLion", "I ditched CLion, my editor is VS Code with PlatformIO now"],
+                 {"profile.md": "- No longer uses CLion\n- Editor: VS Code with PlatformIO"}, None, id="a-key-said-after-a-thing-left-is-the-keys"),
+    # (mem21) a thing at a new version, upgraded to or corrected with "it's X now", replaces it at any other, a key's too
+    pytest.param(["My default Node is 18", "I upgraded to Node 20", "it's Node 22 now", "I use Python 3.11. Actually, it's Python 3.12"],
+                 {"profile.md": "- Is on Node 22\n- Uses Python 3.12"}, None, id="a-version-said-now-replaces-the-others"),
+    # (mem21) a typo in the adverb before a key verb; a guess on the way to a look that names its tool
+    pytest.param(["I realy hate trailing whitespace", "I allways use ruff for linting", ("refused", "hmm, maybe the race is in the scheduler, let me look with perf"),
+                  "Maybe the leak comes from the image cache"],
+                 {"preferences/default/trailing_whitespace.md": "- Hates trailing whitespace", "preferences/default/ruff.md": "- Always use ruff for linting",
+                  f"events/{TODAY:%Y/%m/%d}/maybe_leak_comes.md": "- Maybe the leak comes from the image cache"}, None,
+                 id="a-typod-adverb-and-a-look-naming-its-tool"),
+    # (mem21) a standing fact of the team's own things ("our X uses Y") is the team's, which a switch corrects; what happened is a note
+    pytest.param(["Our releases go out on Tuesdays", "Our docs live in Notion", "We moved from Notion to Confluence", "Our deploy failed"],
+                 {"profile.md": "- Team's releases go out on Tuesdays\n- Team's docs live in Confluence", f"events/{TODAY:%Y/%m/%d}/deploy.md": "- Our deploy failed"}, None,
+                 id="a-fact-of-the-teams-things-is-the-teams"),
+    # (mem21) a habit or a liking in a language no table reads is kept in its words as a preference; with a day, a note
+    pytest.param(["Wir mergen immer mit Squash", "Me encanta el modo oscuro", "Hier, nous avons toujours déployé"],
+                 {"preferences/default/wir_mergen_immer.md": "- Wir mergen immer mit Squash (team convention)",
+                  "preferences/default/me_encanta_el.md": "- Me encanta el modo oscuro",
+                  f"events/{TODAY:%Y/%m/%d}/hier_nous_avons.md": "- Hier, nous avons toujours déployé"}, None,
+                 id="a-habit-or-a-liking-in-another-language-is-a-preference"),
 ]
 
 

@@ -294,12 +294,37 @@ _AT_HAND_RE = re.compile(
 )
 
 
+# An apology or a blame taken for the moment, said alone: "my bad", "sorry, I dropped the ball",
+# "oops, I messed up, that's on me". Nothing of it holds later.
+_APOLOGY = (r"(?:so\s+)?sorry(?:\s+about\s+that)?|oops|whoops|apologies|my\s+(?:bad|b|mistake|fault|apologies|bad\s+again)|"
+            r"that's\s+on\s+me|that\s+was\s+(?:my\s+(?:bad|mistake|fault)|on\s+me)|(?:I|I've|I\s+have)\s+(?:totally\s+|completely\s+|really\s+)?"
+            r"(?:dropped\s+the\s+ball|messed\s+(?:it\s+|that\s+|this\s+)?up|screwed\s+(?:it\s+|that\s+|this\s+)?up|goofed(?:\s+up)?|blew\s+it)")
+_APOLOGY_RE = re.compile(rf"(?i)^(?:(?:{_APOLOGY})(?:\s+(?:again|there|here))?[\s,.!;:\u2014-]*)+$")
+
+
+def apology(text: str) -> bool:
+    """Whether ``text`` is only an apology or a blame taken ("my bad", "I dropped the ball, my bad")."""
+    return bool(_APOLOGY_RE.match(text.strip()))
+
+
+# (a bare "sorry," or "oops," stays: "sorry, MySQL" says what was meant, meant.apologised)
+_APOLOGY_LEAD_RE = re.compile(rf"(?i)^(?:(?:sorry|oops|whoops)\s*[,:;\u2014-]+\s*)?(?:(?!(?:sorry|oops|whoops)\b)(?:{_APOLOGY})(?:\s+(?:again|there|here))?\s*[,:;\u2014-]+\s*)+(?=\S)")
+
+
+def without_apology(sentence: str) -> str:
+    """``sentence`` without the apology that opens it ("my bad, the staging DB runs on port 5433" ->
+    "the staging DB runs on port 5433"); read as the user's, it was "The user's bad, ..."."""
+    return _APOLOGY_LEAD_RE.sub("", sentence, count=1)
+
+
 def interjected(text: str) -> bool:
     """Whether ``text`` is a sigh or a thanks about the moment: it opens on one ("Ugh, ...",
     "Thanks, ...") and goes on, if at all, about the thing at hand ("this build is so slow today",
     "that worked great") with no figure in it. "Thanks, the staging DB moved to db2:5432" and
     "Ugh, the prod API key expires on 2027-01-31" state something to keep."""
     stripped = text.lstrip()
+    if apology(stripped):
+        return True
     opened = _INTERJECTION_RE.match(stripped)
     if not opened:
         return False

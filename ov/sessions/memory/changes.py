@@ -212,6 +212,10 @@ _UPGRADED_THING_RE = re.compile(
 )
 
 
+# What opens a "thing at a version" that names no thing: "version 2", "the 3", "step 4".
+_NO_THING_NAMES = ("version", "v", "release", "the", "a", "an", "our", "my", "it", "level", "step", "phase", "page", "line")
+
+
 def upgraded_to(clause: str, restore) -> Statement | None:
     """"we upgraded to Postgres 16" -> "Team is on Postgres 16", in place of the stored line putting the
     team on another version of Postgres; None for anything but a thing at a version ("to Buildkite",
@@ -219,7 +223,7 @@ def upgraded_to(clause: str, restore) -> Statement | None:
     upgraded Python to 3.12") when it is a name or a known tool, not a setting ("we bumped the
     timeout to 30")."""
     from ov.sessions.memory.kinds import kind_of
-    from ov.sessions.memory.systems import VERSION_LEADS, VERSIONED_RE
+    from ov.sessions.memory.systems import VERSIONED_RE
 
     match = _UPGRADED_RE.match(clause)
     said = match.group("x") if match else ""
@@ -229,17 +233,50 @@ def upgraded_to(clause: str, restore) -> Statement | None:
             match, said = named, f"{thing} {named.group('v')}{named.group('rest') or ''}"
     new = value_of(said, restore) if match else ""
     versioned = VERSIONED_RE.match(new)
-    if not versioned or versioned.group("name").split()[0].lower() in ("version", "v", "release", "the", "a", "an", "our", "my", "it", "level", "step", "phase", "page", "line"):
+    if not versioned or versioned.group("name").split()[0].lower() in _NO_THING_NAMES:
         return None
-    name = versioned.group("name")
-    team = match.group("who").lower() == "we"
-    leads = (*VERSION_LEADS, "Is using", "Upgraded to", "Updated to", "Moved to", "Migrated to", "Switched to", "Bumped to")
+    return on_version(versioned.group("name"), new, team=match.group("who").lower() == "we")
+
+
+_VERSION_LEADS = ("Is using", "Upgraded to", "Updated to", "Moved to", "Migrated to", "Switched to", "Bumped to")
+
+
+def on_version(name: str, new: str, *, team: bool | None) -> Statement:
+    """"Is on Python 3.12" (``team``: "Team is on ..."), in place of each stored line that puts the user
+    (``team`` False), the team (True) or either (None: "it's Python 3.12 now" names no one) on another
+    version of ``name``, however it was said: "Uses Python 3.11", "Team is on Python 3.11", or a key
+    naming the thing with a version alone ("Default python: 3.10", "Python version: 3.11")."""
+    from ov.sessions.memory.systems import VERSION_LEADS
+
+    leads = (*VERSION_LEADS, *_VERSION_LEADS)
     # The line says the thing and its version and nothing more: "Team is on Postgres 14 and Redis 7"
     # is left as it was, which a line for Postgres 16 beside it then corrects.
-    probes = tuple(f"{'Team ' + lead[:1].lower() + lead[1:] if team else lead} {name} #$" for lead in leads)
+    whose = [False, True] if team is None else [team]
+    probes = tuple(f"{'Team ' + lead[:1].lower() + lead[1:] if ours else lead} {name} #$" for ours in whose for lead in leads)
+    key = f"*{anycase(name)}*: "
+    versions = tuple(f"{key}{v}{form}" for v in ("", "v") for form in ("[0-9]", "[0-9][0-9]", "[0-9]*.[0-9]*")) if not team else ()
     lead = "Team " if team else ""
     return Statement("profile", lead, f"is on {new}" if team else f"Is on {new}", ("profile", "fact", f"{lead}is on {name}".lower()),
-                     {}, probes=probes, only_amends=True)
+                     {}, probes=(*probes, *versions), only_amends=True)
+
+
+# "it's Python 3.12 now", "we're on Node 22 these days", after a correction's lead or with "now": the
+# thing is at that version, in place of the lines putting it at another (whoever was on it).
+_AT_VERSION_RE = re.compile(r"(?i)^(?:it's|it\s+is|that's|that\s+is|(?P<we>we're|we\s+are)\s+on|(?P<i>I'm|I\s+am)\s+on|it\s+should\s+be)\s+(?P<x>.+?)[.!]*$")
+
+
+def version_now(body: str, restore) -> Statement | None:
+    """"it's Python 3.12" (what a correction or "now" says, its marker off): "Is on Python 3.12", in
+    place of the stored lines naming Python at another version; None when the value is no named
+    thing at a version ("it's 3.12": which thing, the line before says; "it's version 2")."""
+    from ov.sessions.memory.systems import VERSIONED_RE
+
+    match = _AT_VERSION_RE.match(body)
+    new = value_of(match.group("x"), restore) if match else ""
+    versioned = VERSIONED_RE.match(new)
+    if not versioned or versioned.group("name").split()[0].lower() in _NO_THING_NAMES:
+        return None
+    return on_version(versioned.group("name"), new, team=True if match.group("we") else False if match.group("i") else None)
 
 
 # "correction: it's Flutter 3.24, not 3.22": the version said last is the one, in the lines naming the other.
@@ -273,3 +310,56 @@ def version_meant(body: str, restore) -> Statement | None:
     if any(not informative(v) or len(v.split()) > 4 or _NO_VALUE_RE.match(v) for v in (new, old)) or new.casefold() == old.casefold():
         return None
     return Statement("profile", "", f"It's {new}", ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=True)
+
+
+# A thing left, said in one clause, and what took its place in the next ("we ditched CocoaPods,
+# everything is on Swift Package Manager now", "We no longer use PagerDuty; alerts go to Opsgenie now",
+# "we got rid of Jira; bugs live in Linear these days"): one switch, as "we switched from X to Y"
+# says it, so that the lines naming the old thing name the new one wherever they are. The next
+# clause says the new thing is in use now ("now", "instead", "these days"), of no one (with "we" or
+# "my" it is a statement of its own, which the rules read: "I ditched CLion, my editor is Zed now").
+_LEFT_VERBS = (r"no\s+longer\s+use|stopped\s+using|quit\s+using|ditched|dropped|dumped|abandoned|retired|uninstalled|got\s+rid\s+of|"
+               r"gave\s+up(?:\s+on)?|moved\s+(?:off(?:\s+of)?|away\s+from)|switched\s+away\s+from|migrated\s+off")
+_LEFT_THEN_RE = re.compile(
+    r"(?i)(?:^|(?<=[.!?]\s))(?P<who>I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|already|also|completely|totally)\s+)?"
+    rf"(?:{_LEFT_VERBS})\s+{_NOT_A_THING}(?P<x>[^,;.!?\s][^,;.!?]*?)\s*(?:[,;]|\s[-\u2013\u2014]+\s|\.\s+)\s*(?P<then>[^.;!?]+?)(?P<end>[.!?]+|$)"
+)
+_NOW_WORDS = r"now|instead|these\s+days|nowadays|from\s+now\s+on"
+_THEN_NOW_RE = re.compile(rf"(?i)^(?:(?:{_NOW_WORDS})\s*,?\s+)?(?P<said>.+?)(?:\s*,?\s+(?:{_NOW_WORDS}))?$")
+# A clause with a subject of the user's or the team's is a statement of its own ("we use Buildkite
+# now", "my editor is Zed now"), which the rules read beside the half that was left (remember._left_behind).
+_THEN_OWN_RE = re.compile(r"(?i)^(?:now\s*,?\s+)?(?:I|I'm|I've|we|we're|we've|my|our)\s")
+# The word before the new thing: a preposition or a verb of use ("is on Y", "go to Y", "we use Y").
+_BEFORE_THING = frozenset(("on", "to", "in", "into", "with", "via", "through", "use", "uses", "using", "run", "runs", "running",
+                           "is", "are", "'re", "handles", "handle", "does", "do"))
+
+
+def _successor(then: str) -> str | None:
+    """The thing ``then`` (the clause after one leaving a thing) says is used now: "everything is on
+    Swift Package Manager now" -> "Swift Package Manager"; "Opsgenie now" -> "Opsgenie"; None when it
+    says no such thing ("it was too slow", "that's all")."""
+    said = _THEN_NOW_RE.match(then.strip())
+    if said is None or said.group("said") == then.strip() or _THEN_OWN_RE.match(then.strip()):
+        return None
+    words = said.group("said").replace("we're", "we 're").split()
+    # the first thing named after such a word: "is VS Code with PlatformIO" names VS Code (with its add-on)
+    for at in [-1, *(i for i, w in enumerate(words) if w.lower() in _BEFORE_THING)]:
+        thing = re.sub(r"(?i)^(?:the|a|an)\s+", "", " ".join(words[at + 1 :])).strip()
+        if thing and len(thing.split()) <= 4 and (at >= 0 or len(words) <= 3) and _a_thing(thing) and informative(thing):
+            return thing
+    return None
+
+
+def with_successor(text: str) -> str:
+    """``text`` with a thing left and its successor said in the next clause put as the switch it is
+    ("we ditched CocoaPods, everything is on SPM now" -> "we switched from CocoaPods to SPM."); any
+    other text as it is."""
+
+    def put(match: re.Match[str]) -> str:
+        new = _successor(match.group("then"))
+        old = match.group("x").strip()
+        if new is None or len(old.split()) > 4 or old.casefold() == new.casefold():
+            return match.group(0)
+        return f"{match.group('who')} switched from {old} to {new}{match.group('end') or ''}"
+
+    return _LEFT_THEN_RE.sub(put, text)

@@ -133,7 +133,7 @@ from typing import Any
 from ov.sessions.memory import casual, kinds, languages, quoted, requests, typos
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
-from ov.sessions.memory.changes import upgraded_to, version_meant
+from ov.sessions.memory.changes import upgraded_to, version_meant, version_now, with_successor
 from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
@@ -194,7 +194,7 @@ def extract_explicit(
         turn += 1
         ctx = Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
-        masked = typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans))))
+        masked = with_successor(typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans)))))
         if asked:
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
@@ -210,7 +210,7 @@ def extract_explicit(
                 continue
             if asked and (wanted := casual.asked_for(sentence)):  # (before clean takes its "please" off)
                 sentence = wanted
-            sentence = quoted.mask_reported(tx.clean(sentence), spans)
+            sentence = quoted.mask_reported(tx.clean(casual.without_apology(sentence)), spans)
             if _BARE_REMEMBER_RE.match(sentence) and previous:
                 sentence = f"Remember that {previous}"
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
@@ -279,15 +279,19 @@ def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> 
                 meant.only_amends = not ctx.asked or not meant.obj.startswith("Is on ")
                 add(meant, ctx, found)
                 return
+            if _at_version(body, restore, ctx, found):
+                return
             again = value_again(body)  # "actually no, it's Helix" says "I meant Helix"
             correct(again or body, restore, ctx, found, _read, fragments=said_meant or again is not None)
             return
     if (meant := apologised(clause, found[-1] if found else None)) is not None:  # "Sorry, MySQL" too
         correct(meant, restore, ctx, found, _read, fragments=True)
         return
-    if says_nothing(without_ask(clause)):
-        return  # "I think so", "I guess": an answer to something else, nothing of its own to keep
+    if says_nothing(without_ask(clause)) or casual.apology(without_ask(clause)):
+        return  # "I think so", "I guess", "my bad": an answer or an apology, nothing of its own to keep
     plain, changed = unmark(clause)
+    if changed and _at_version(plain, restore, ctx, found):
+        return
     if changed:  # "my editor is Vim now" corrects like "actually, my editor is Vim"
         correct(plain, restore, ctx, found, _read, fragments=False)
         return
@@ -296,6 +300,22 @@ def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> 
         add(statement, ctx, found)
     elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause) and not CONDITIONAL_STEP_RE.match(without_ask(clause)):
         ctx.unread.append(clause)
+
+
+def _at_version(body: str, restore, ctx: Context, found: list[Statement]) -> bool:
+    """Whether ``body``, a correction's ("actually it's Python 3.12 now"), put a thing at a version
+    in place of the stored lines putting it at another (changes.version_now): a correction of
+    nothing said in this session or the message before, which "I meant" corrects instead. Asked to
+    be remembered, it is kept with no such line; in a session it only corrects."""
+    now = version_now(body, restore)
+    if now is None:
+        return False
+    name = now.slot[2].removeprefix("team ").removeprefix("is on ").strip()
+    if any(name in f"{s.lead}{s.obj} {s.fact}".lower() for s in found if s.turn >= ctx.turn - 1):
+        return False  # "I use Python 3.11. Actually, it's Python 3.12": the statement just made is corrected
+    now.only_amends = not ctx.asked
+    add(now, ctx, found)
+    return True
 
 
 def _read(clause: str, restore, ctx: Context) -> Statement | None:

@@ -43,6 +43,7 @@ from ov.sessions.memory import topics, verbs
 from ov.sessions.memory.capitals import NAME_WORD, UPPER
 from ov.sessions.memory.changes import change_match, changed_value, value_of
 from ov.sessions.memory.employer import joined_employer
+from ov.sessions.memory.foreign import kept_as
 from ov.sessions.memory.instructions import (
     CONDITIONAL_STEP_RE,
     STANDING_STEP_RE,
@@ -182,10 +183,11 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     first = FIRST_PERSON_RE.match(body)
     mine = _MY_FACT_RE.match(body)
     team = TEAM_RE.match(body)
+    ours = _ours(body)
     project = _PROJECT_FACT_RE.match(body)
-    if _DAY_RE.search(body) or ((team or project) and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body) or opening(body).hedged:
+    if _DAY_RE.search(body) or ((team or ours or project) and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body) or opening(body).hedged:
         # something that happened on a day, a passing state, a doubt ("I'm not sure we ..."): a note for events
-        first = mine = team = project = None
+        first = mine = team = ours = project = None
     if first:
         verb, fact = verbs.third_person_parts(restore(first.group("rest")))
         lead = verb + " " if verb else ""
@@ -193,16 +195,35 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         lead, fact = "The user's ", restore(mine.group("rest"))
     elif team:
         lead, fact = "Team ", team_says(team, restore)
+    elif ours:
+        lead, fact = "Team's ", tx.voiced(restore(ours), "team")
     elif project:
         lead, fact = "", tx.capitalise(restore(body))
     else:
         note = restore(body)
+        # ("Vi rebaser alltid før vi merger", "Me gusta que ...": a habit or a liking in a language no table
+        # reads, whose words need not be English's to inform: "me" is no pointer in Spanish)
+        if (kept := kept_as(note, subject)) is not None:
+            return kept
         if not informative(note):
             return None
         return Statement("events", "", note, ("events", topics.event_name(note)), {})
     if not informative(fact) and not project:  # ("this repo" points at no message: it names the project at hand)
         return None
     return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})
+
+
+def _ours(body: str) -> str | None:
+    """What a standing fact of the team's own things says, "our" off ("Our deploys use Helm charts":
+    "deploys use Helm charts"), where the thing is no system (a system's is its card's:
+    :func:`_system_fact`) and the verb says what holds, not what happened ("our deploy failed")."""
+    match = _FACT_RE.match(body)
+    if match is None or not match.group("name") or PASSING_STATE_RE.search(match.group("pred")):
+        return None
+    being = re.match(r"(?i)(?:is|are)\s+(?P<what>\S+)", match.group("pred"))
+    if being and not re.search(rf"ed$|en$|[\d:/]|^{UPPER}", being.group("what")):
+        return None  # "our code is a mess", "our build is slow": a judgement as often as a fact; "is rotated monthly", "is 3 weeks" hold
+    return body[re.match(r"(?i)(?:our|our\s+team's|my\s+team's)\s+", body).end() :]
 
 
 def _system_fact(body: str, restore) -> Statement | None:

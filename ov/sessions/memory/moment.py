@@ -89,9 +89,11 @@ def guessed_aloud(text: str) -> bool:
     check"), which keeps nothing even where a rule would read its guess ("Wonders if ...")."""
     said = " ".join(text.split()).strip()
     parts = [p for p in _PARTS_RE.split(said.rstrip(".!")) if p.strip(" .,")]
-    if len(parts) < 2 or said.endswith("?") or not all(_GUESS_RE.match(p) or _aloud(p) for p in parts):
+    # (the look may name where it looks, "let me check in Instruments", "let me look at the DMA logs":
+    # the guess is still of the moment, and so is the look)
+    if len(parts) < 2 or said.endswith("?") or not all(_GUESS_RE.match(p) or _ALOUD_RE.match(p) for p in parts):
         return False
-    return any(_aloud(p) for p in parts) and any(_GUESS_RE.match(p) for p in parts)
+    return any(_ALOUD_RE.match(p) for p in parts) and any(_GUESS_RE.match(p) for p in parts)
 
 
 def _aloud(said: str) -> bool:

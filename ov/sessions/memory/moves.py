@@ -39,7 +39,8 @@ from ov.sessions.memory.systems import (
 # "we moved CI to Buildkite": where a system now runs.
 _SYSTEM_MOVED_RE = re.compile(
     r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched|(?P<up>upgraded|bumped|updated|downgraded))\s+(?:(?P<our>our|the)\s+)?"
-    r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
+    # (not what was left: "we moved off Heroku to Fly.io", "away from Jenkins to ..." is a switch, changes.py's)
+    r"(?!(?:off|away|from|over\s+from)\b)(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
 )
 # "we changed the api port to 9090", "the staging database host changed to db-2.internal": a system's

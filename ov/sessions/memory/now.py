@@ -22,7 +22,8 @@ from ov.sessions.memory.lines import KEY_RE
 from ov.sessions.memory.verbs import is_past
 
 # The subject ov writes for the user's team; a line of the user has none.
-_TEAM_RE = re.compile(r"(?i)^(?:(?:the|our|their)\s+)?(?:team|we)\s+")
+# ("Team's deploys use Helm charts": a thing of the team's, as facts._ours words it)
+_TEAM_RE = re.compile(r"(?i)^(?:(?:the|our|their)\s+)?(?:team|we)\s+|^Team's\s+[\w-]+(?:\s+[\w-]+){0,2}?\s+(?=(?:uses?|runs?|is|are|go|goes|lives?|live)\b)")
 # The words of a key of another time ("Previous CI: Jenkins").
 _OLD_KEY_RE = re.compile(r"(?i)\b(?:previous|former|old|past|prior|first|ex)\b")
 # Dates, years, and the words that set a statement at another time than now.

@@ -139,15 +139,19 @@ def _plan_once(
                 replaced[path] = (earlier.path, earlier.text)
         elif path in groups and groups[path][0] is not schema:
             raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
+        cards = switched_cards(schemas["entities"], candidate, when, read, listing) if candidate.in_systems and listing is not None and "entities" in schemas else []
+        if cards and candidate.swap and not candidate.only_amends:
+            # The old value lives on a system card ("Main database: Is Postgres 15"), which the swap
+            # corrects: the switch is no line of the profile's too ("Is on Postgres 16" beside it).
+            candidate = replace(candidate, only_amends=True)
         groups.setdefault(path, (schema, []))[1].append(candidate)
         order[id(candidate)] = len(order)
         if candidate.role and listing is not None and not schema.add_only:
             roles.append((path, schema, candidate))
         if candidate.rivalry is not None and listing is not None:
             rivalries.append(candidate)
-        if candidate.in_systems and listing is not None and "entities" in schemas:
-            for card, amend in switched_cards(schemas["entities"], candidate, when, read, listing):
-                groups.setdefault(card, (schemas["entities"], []))[1].append(amend)
+        for card, amend in cards:
+            groups.setdefault(card, (schemas["entities"], []))[1].append(amend)
     gather_from_general(groups, read, when)
     take_roles(roles, groups, read, listing)
     end_rivals(schemas, rivalries, groups, order, read, when, listing)

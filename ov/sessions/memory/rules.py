@@ -104,8 +104,9 @@ _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
 _NO_LONGER_RE = re.compile(rf"^(?P<who>I|we)\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)
 _NOT_ANYMORE_RE = re.compile(rf"^(?P<who>I|we)\s+(?:don't|do\s+not|dont)\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+?)\s+any\s?more$", re.I)
 _STOPPED_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+stopped\s+(?P<verb>using|preferring|liking|working)\s+(?P<x>.+)$", re.I)
+# (a role held alone as well as one of many: "I'm no longer the tech lead", "not on the platform team anymore")
 _NOT_IDENTITY_NOW_RE = re.compile(
-    r"^(?:I\s+am|I'm|Im)\s+(?:no\s+longer\s+(?P<x>(?:a|an)\s+.+)|not\s+(?P<y>(?:a|an)\s+.+?)\s+any\s?more)$", re.I
+    r"^(?:I\s+am|I'm|Im)\s+(?:no\s+longer\s+(?P<x>(?:a|an|the|on|part\s+of)\s+.+)|not\s+(?P<y>(?:a|an|the|on|part\s+of)\s+.+?)\s+any\s?more)$", re.I
 )
 _MY_NOT_RE = re.compile(r"(?i)^(?:no\s+longer\s+(?P<x>.+)|not\s+(?P<y>.+?)\s+any\s?more)$")
 _MY_ISNT_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:isn't|is\s+not|aren't|are\s+not)\s+(?P<y>.+?)\s+any\s?more$", re.I)

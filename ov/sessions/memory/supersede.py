@@ -81,8 +81,8 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
         return (positive, "*: " + obj) if positive.startswith("Uses ") else (positive,)
     if lead.startswith("Is no longer "):
         return ("Is " + obj,)
-    if lead.startswith("Team no longer "):
-        return ("Team " + lead[len("Team no longer ") :] + obj,)  # "Team no longer uses Jira" ends "Team uses Jira"
+    if lead.startswith("Team no longer "):  # "Team no longer uses Jira" ends "Team uses Jira"
+        return ("Team " + lead[len("Team no longer ") :] + obj, *_team_keyed(lead[len("Team no longer ") :].strip(), obj))
     if lead.endswith(": no longer "):
         return (lead[: -len(" no longer ")] + " " + obj,)
     if lead.endswith(": "):
@@ -96,9 +96,10 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
     if lead == "Team " and (ended := _TEAM_ENDED_RE.match(obj)):
         # "Team no longer deploys with helm" (rules.team_says of "we no longer deploy with helm") ends
         # "Team deploys with helm", whatever the verb: what the team did is not what it does
-        # (not its reason: "with helm, it kept breaking")
-        verb, what = ended.group("v") or verbs.conjugate(ended.group("base")), tx.without_aside(VALUE_END_RE.sub("", ended.group("x")))
-        return (f"Team {verb} {what.strip()}",)
+        # (not its reason: "with helm, it kept breaking"); one it no longer uses ends the team's key
+        # naming it too ("Team's pager tool: PagerDuty"), as the user's "No longer uses" ends theirs
+        verb, what = ended.group("v") or verbs.conjugate(ended.group("base")), tx.without_aside(VALUE_END_RE.sub("", ended.group("x"))).strip()
+        return (f"Team {verb} {what}", *_team_keyed(verb, what))
     if lead == "Team " and not obj.lower().startswith(("uses ", "no longer ", "does not ")):
         return (f"Team no longer {obj}$",)  # said again, it holds again ("Team uses X" below)
     used = re.match(r"(?i)^(?P<team>team\s+)?uses\s+(?P<x>\S.*)$", lead + obj)
@@ -106,3 +107,9 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
         # "I use black" after "I don't use black anymore": the newer statement holds, the line it contradicts goes
         return (f"{'Team no' if used.group('team') else 'No'} longer uses {chosen.chosen}$",)
     return ()
+
+
+def _team_keyed(verb: str, what: str) -> tuple[str, ...]:
+    """For a thing the team no longer uses, the team's key naming it ("Team's pager tool: PagerDuty"),
+    as the user's "No longer uses X" ends their "Editor: X"; () for another verb."""
+    return ("Team's *: " + re.sub(r"([*?[])", r"[\1]", what),) if verb == "uses" else ()

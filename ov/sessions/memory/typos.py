@@ -43,7 +43,26 @@ def key_verb(word: str) -> str | None:
     return next((verb for verb in _KEY_VERBS if _one_edit(lower, verb)), None)
 
 
+# The adverbs the rules read between "I" and its verb ("I really dislike", "I always use"), which a
+# typo in the adverb ("I realy dislike", "I allways use") hid from them: the statement was then read
+# as a fact of the user's ("Realy dislikes ...") in the profile, not as the preference it is.
+_ADVERBS = ("really", "always", "never", "usually", "generally", "strongly", "definitely", "totally", "actually", "absolutely",
+            "honestly", "mostly", "mainly", "seriously", "typically", "normally")
+_ADVERB_AFTER_I_RE = re.compile(r"(?<![\w'/])(?P<lead>[Ii]\s+)(?P<word>[a-z]{5,})(?=\s+[a-z])")
+
+
+def adverb(word: str) -> str | None:
+    """The adverb ``word`` is a typo of ("realy" -> "really", "allways" -> "always"), or None (for the
+    adverb itself, or a word one edit from none)."""
+    lower = word.lower()
+    if lower in _ADVERBS or lower in _WORDS:
+        return None
+    return next((a for a in _ADVERBS if _one_edit(lower, a)), None)
+
+
 def put_right(text: str) -> str:
     """``text`` with a key verb after "I" typed with one letter wrong put right ("i prefere type
-    hints" -> "i prefer type hints"); any other text as it is."""
+    hints" -> "i prefer type hints"), and an adverb before it ("I realy dislike" -> "I really
+    dislike"); any other text as it is."""
+    text = _ADVERB_AFTER_I_RE.sub(lambda m: m.group("lead") + (adverb(m.group("word")) or m.group("word")), text)
     return _AFTER_I_RE.sub(lambda m: m.group("lead") + (key_verb(m.group("word")) or m.group("word")), text)

@@ -1,0 +1,79 @@
+"""A text in another language that no table reads, asked to be remembered: kept in its words, as
+what it is by a word any such text says it with.
+
+:mod:`ov.sessions.memory.languages` puts a few openings of a few languages in English; the rest of
+what a user says in their language ("Vi rebaser alltid før vi merger", "Me gusta que los tests usen
+fixtures") was kept as a dated note, as if it had happened on the day. Two kinds of standing
+statement show by one word in most languages, whatever the sentence around it:
+
+- a habit ("always", "never": alltid, toujours, siempre, immer, всегда, 总是, いつも, ...) is how to
+  work: with the language's "we" it is the team's convention ("... (team convention)"), else an
+  instruction in the user's words;
+- a liking ("I like", "I prefer": me gusta, je préfère, mag ich, нравится, 喜欢, 好き, ...) is a
+  preference in the user's words.
+
+Either is kept as typed (never translated) in the preferences, under a topic of its words. A text
+with neither word, or with a day in it, stays a dated note: a fact may as well be news.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import topics
+from ov.sessions.memory import text as tx
+from ov.sessions.memory.statement import Statement
+
+# "always" and "never", per language (no, sv, da, fr, es, pt, it, de, nl, pl, cs, sk, ru, uk, hu, fi, tr,
+# ro, hr/sr, el, vi, id). Words that are English words too ("mai", "nie", "on") are left out.
+_HABIT = (
+    r"alltid|aldri|aldrig|altid|toujours|jamais|siempre|nunca|sempre|giammai|immer|niemals|altijd|nooit|zawsze|nigdy|"
+    r"v[žz]dy|nikdy|всегда|никогда|завжди|ніколи|mindig|soha|aina|koskaan|her\s+zaman|asla|[îi]ntotdeauna|niciodat[ăa]|uvijek|nikada|"
+    r"πάντα|ποτέ|luôn\s+luôn|luôn|không\s+bao\s+giờ|selalu|tidak\s+pernah"
+)
+_HABIT_CJK = r"总是|總是|从不|從不|永远|永遠|一律|始终|始終|务必|務必|いつも|必ず|絶対に|常に|항상|언제나|절대"
+# The language's "we" (and "our"), which makes a habit the team's.
+_WE = (
+    r"vi|vår|våre|vårt|nous|on|nosotros|nuestro|nuestra|nós|nosso|nossa|noi|nostro|nostra|wir|unser|unsere|wij|we|ons|onze|my|nasz|nasze|"
+    r"nasza|naše|náš|мы|наш|наши|ми|miénk|meidän|biz|bizim|εμείς|chúng\s+tôi|chúng\s+ta|kami|kita"
+)
+_WE_CJK = r"我们|我們|私たち|僕ら|うち|우리"
+# "I like", "I prefer", "I love", per language.
+_LIKING = (
+    r"me\s+gusta|me\s+gustan|me\s+encanta|prefiero|je\s+pr[ée]f[èe]re|j'aime|j'adore|pr[ée]f[èe]re|eu\s+gosto|gosto|prefiro|mi\s+piace|"
+    r"mi\s+piacciono|preferisco|ich\s+mag|mag\s+ich|gef[äa]llt\s+mir|ich\s+bevorzuge|bevorzuge|ik\s+hou\s+van|ik\s+vind|ik\s+prefereer|"
+    r"lubi[ęe]|wol[ęe]|preferuj[ęe]|mám\s+rád|mám\s+ráda|preferuji|нравится|нравятся|предпочитаю|люблю|подобається|jeg\s+liker|"
+    r"jeg\s+foretrekker|jag\s+gillar|jag\s+f[öo]redrar|jeg\s+kan\s+lide|pidän|szeretem|jobban\s+szeretem|seviyorum|tercih\s+ederim|"
+    r"tôi\s+thích|tôi\s+muốn|saya\s+suka|aku\s+suka"
+)
+_LIKING_CJK = r"喜欢|喜歡|更喜欢|偏好|倾向于|好き|好みます|좋아해|좋아합니다|선호"
+_CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]"
+
+_HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
+_WE_RE = re.compile(rf"(?i)(?<![\w'])(?:{_WE})(?![\w'])|{_WE_CJK}")
+_LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
+# English words a text in English says, which a text in another language rarely does: such a text
+# is the English rules' to read (a note when they read nothing), not this module's.
+_ENGLISH_RE = re.compile(r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it)(?![\w'])")
+# A day or a date: something that happened, or will, is a dated note whatever its language.
+_DATE_RE = re.compile(
+    r"\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?|昨天|今天|明天|昨日|今日|明日|어제|오늘|내일|(?i:(?<![\w'])(?:hier|aujourd'hui|demain|ayer|hoy|"
+    r"ma[ñn]ana|ontem|hoje|amanh[ãa]|ieri|oggi|domani|gestern|heute|morgen|gisteren|vandaag|wczoraj|dzisiaj|jutro|вчера|сегодня|"
+    r"завтра|i\s+g[åa]r|i\s+dag|i\s+morgon|i\s+morgen|igår|idag|včera|dnes|zítra|hôm\s+qua|hôm\s+nay|ngày\s+mai)(?![\w']))"
+)
+
+
+def kept_as(text: str, subject: str) -> Statement | None:
+    """``text`` (read by no rule, asked to be remembered) as a preference in its own words when it is in
+    another language and says a habit or a liking (see the module's docstring); None for any other."""
+    said = " ".join(text.split()).strip()
+    english = len(_ENGLISH_RE.findall(said))
+    if not said or _DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
+        return None
+    line = tx.capitalise(said.rstrip(" ."))
+    if _HABIT_RE.search(said):
+        line = f"{line} (team convention)" if _WE_RE.search(said) else line
+    elif not _LIKING_RE.search(said):
+        return None
+    topic = topics.slug(said, fallback="note")
+    return Statement("preferences", "", line, ("preferences", topic), {"subject": subject, "topic": topic})
