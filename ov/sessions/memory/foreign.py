@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
-from ov.sessions.memory import topics
 from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
 from ov.sessions.memory.statement import Statement
 
 # "always" and "never", per language (no, sv, da, fr, es, pt, it, de, nl, pl, cs, sk, ru, uk, hu, fi, tr,
