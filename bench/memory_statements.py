@@ -24,10 +24,10 @@ ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules 
 tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
 (:data:`FRESH11`) by a third, held back to measure mem19 and read for mem20; a twelfth (:data:`FRESH12`) by a
 fourth, held back to measure mem20; a thirteenth (:data:`FRESH13`) by a fifth, held back; a fourteenth (:data:`FRESH14`) by a sixth,
-held back. Each comment
+held back; a fifteenth (:data:`FRESH15`) by a seventh, held back. Each comment
 says when its part was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -1160,6 +1160,78 @@ FRESH14: list[tuple[str, list[str], dict]] = [
      {"has": [(ANY, "acceptatie")], "no_event": True}),
 ]
 
+# A fifteenth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh12's, for the format; the prose of round mem21's section in
+# docs/benchmarks.md seen by accident after these were drafted, and nothing changed for it): a Rails
+# developer at a startup, a quant developer (Python/kdb+), an Elixir/Phoenix developer, a weekend
+# hobbyist (Raspberry Pi), a computational physicist on an HPC cluster (Fortran/MPI) and a Solidity
+# smart-contract developer; German, Korean and Turkish. Held back: no rule may be fixed on one of its
+# cases by name.
+FRESH15: list[tuple[str, list[str], dict]] = [
+    ("f15-role-rails", ["im the only backend dev at a 6 person startup, mostly rails these days"],
+     {"has": [(P, "backend"), (ANY, "rails")], "no_event": True}),
+    ("f15-role-quant", ["I work as a quant developer on an equities stat-arb desk — Python and q/kdb+ all day."],
+     {"has": [(P, "quant developer"), (ANY, "kdb")], "no_event": True}),
+    ("f15-role-physicist", ["By training I'm a computational physicist, but these days I mostly maintain a big Fortran plasma code for our group"],
+     {"has": [(P, "physicist"), (ANY, "fortran")], "no_event": True}),
+    ("f15-tool-elixir", ["I think we're on Elixir 1.16 / OTP 26 at the moment, with Phoenix 1.7 and LiveView"],
+     {"has": [(ANY, "1.16"), (ANY, "phoenix 1.7")]}),
+    ("f15-tool-foundry", ["For smart contracts I use Foundry rather than Hardhat, with solc pinned at 0.8.24"],
+     {"has": [(ANY, "foundry"), (ANY, "0.8.24")], "no_event": True}),
+    ("f15-tool-homeassistant", ["my raspberry pi 4 runs home assistant 2024.11 in docker, plus mosquitto for mqtt"],
+     {"has": [(ANY, "home assistant"), (ANY, "2024.11")], "no_event": True}),
+    ("f15-team-migrations", ["Team rule: every migration has to be reversible, and PRs need one approval before they go into main"],
+     {"has": [(ANY, "reversible"), (ANY, "approval")], "no_event": True}),
+    ("f15-team-credo", ["in our phoenix repo CI runs mix format --check-formatted and credo --strict, nobody merges if either fails"],
+     {"has": [(ANY, "credo")], "no_event": True}),
+    ("f15-team-slither", ["Our convention: any change to the vault contracts needs a second reviewer AND a clean slither run before it gets deployed"],
+     {"has": [(ANY, "slither")], "no_event": True}),
+    ("f15-project-tidepool", ["The product is called Tidepool. Background jobs go through Sidekiq backed by Redis."],
+     {"has": [(ANY, "tidepool"), (ANY, "sidekiq")], "no_event": True}),
+    ("f15-project-plasmax", ["our code is PLASMAX, roughly 200k lines of Fortran 90 + MPI, and it runs on the uni cluster which is called hydra"],
+     {"has": [(ANY, "plasmax"), (ANY, "hydra")], "no_event": True}),
+    ("f15-project-backtester", ["FYI the backtester lives in the quant-core repo and reads end-of-day data from the HDB at /data/hdb"],
+     {"has": [(ANY, "quant-core"), (ANY, "/data/hdb")], "no_event": True}),
+    ("f15-pref-rspec", ["I prefer RSpec over minitest, and go easy on let blocks please"],
+     {"has": [(PREF, "rspec")], "no_event": True}),
+    ("f15-pref-short", ["pls keep explanations short, most of the time i just want the diff"],
+     {"has": [(PREF, "short")], "no_event": True}),
+    ("f15-pref-q-names", ["When you write q for me I'd like descriptive variable names, not the usual one-letter terse style"],
+     {"has": [(PREF, "variable names")], "no_event": True}),
+    ("f15-pref-beginner", ["i only code on weekends so explain things like im a beginner, dont assume i know the jargon"],
+     {"has": [(PREF, "beginner")], "no_event": True}),
+    ("f15-corr-ditched-heroku", ["We deploy the Rails app to Heroku", "we ditched heroku last month, everything runs on fly.io now"],
+     {"has": [(ANY, "fly.io")], "lacks": [(ANY, "app to heroku")]}),
+    ("f15-corr-actually-postgres", ["Our Phoenix app uses MySQL", "actually no, its Postgres. I misspoke earlier"],
+     {"has": [(ANY, "postgres")], "lacks": [(ANY, "uses mysql")], "no_event": True}),
+    ("f15-corr-editor-zed", ["I use vim for everything", "switched from vim to vs code when i started with the pi stuff",
+                             "no longer on VS Code either — moved to Zed last week"],
+     {"has": [(ANY, "zed")], "lacks": [(ANY, "vim for everything")]}),
+    ("f15-corr-replaced-pbs", ["We submit cluster jobs with PBS", "PBS was replaced by Slurm over the summer, so it's sbatch now"],
+     {"has": [(ANY, "slurm")], "lacks": [(ANY, "jobs with pbs")]}),
+    ("f15-corr-tickerplant-port", ["the kdb tickerplant listens on port 5010", "it moved to 5012 when we migrated hosts",
+                                   "scratch that, prod is 5014 — 5012 was the staging box"],
+     {"has": [(ANY, "5014")], "lacks": [(ANY, "port 5010")]}),
+    ("f15-event-reentrancy", ["On Nov 28 someone drained 12 ETH from our testnet faucet through a reentrancy bug in withdraw()"],
+     {"has": [("events/*", "reentrancy")]}),
+    ("f15-event-rails-upgrade", ["yesterday we finally upgraded to rails 7.2, took the whole day because of a zeitwerk issue"],
+     {"has": [("events/*", "7.2")]}),
+    ("f15-none-question", ["whats the difference between GenServer.call and cast again?"],
+     {"nothing": True}),
+    ("f15-none-command", ["run the migrations then restart the sidekiq worker"],
+     {"nothing": True}),
+    ("f15-none-thinking", ["hmm maybe the segfault comes from the MPI buffer size... let me check the halo exchange"],
+     {"nothing": True}),
+    ("f15-none-chatter", ["lol ok that's way better, cheers mate"],
+     {"nothing": True}),
+    ("f15-de-pref", ["Ich bevorzuge ExUnit-Tests mit describe-Blöcken, schreib sie bitte immer so."],
+     {"has": [(PREF, "describe")], "no_event": True}),
+    ("f15-ko-role", ["저는 핀테크 회사에서 kdb+ 개발자로 일하고 있어요"],
+     {"has": [(P, "kdb")], "no_event": True}),
+    ("f15-tr-project", ["Projemizin adı Kestrel; Phoenix LiveView ile yazıldı ve Gigalixir'de çalışıyor."],
+     {"has": [(ANY, "kestrel"), (ANY, "gigalixir")], "no_event": True}),
+]
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -1190,8 +1262,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH13
     if name == "fresh14":
         return FRESH14
+    if name == "fresh15":
+        return FRESH15
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14 + FRESH15
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -1268,12 +1342,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
