@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
 import shutil
+import struct
 
 import numpy as np
 import pytest
@@ -67,6 +70,45 @@ def test_one_copy_per_process_and_the_same_fingerprint_wherever_it_is_installed(
     copy = tmp_path / "elsewhere"
     shutil.copytree(MODEL_DIR, copy)
     assert BuiltinEmbedder(8, copy).fingerprint == first.fingerprint
+
+
+def _previous_build(directory):
+    """A copy of the model as an earlier build of it: other vectors of the same shape, its config naming them.
+
+    ov's identity of the built-in model is a digest of config.json and the weights' size, not of 15 MB
+    of weights on every command; two builds of the same shape differ in config.json only because
+    scripts/build_builtin_model.py writes the weights' SHA-256 into it (`weights_sha256`)."""
+    shutil.copytree(MODEL_DIR, directory)
+    weights = bytearray((directory / "model.safetensors").read_bytes())
+    start = 8 + struct.unpack("<Q", weights[:8])[0]
+    rows = np.frombuffer(bytes(weights[start:]), dtype=np.float16).reshape(-1, 256)
+    weights[start:] = np.roll(rows, 1, axis=0).tobytes()  # every token gets its neighbour's vector
+    (directory / "model.safetensors").write_bytes(bytes(weights))
+    config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    config["weights_sha256"] = hashlib.sha256(bytes(weights)).hexdigest()
+    (directory / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return directory
+
+
+def test_a_store_indexed_by_an_earlier_build_of_the_model_is_re_embedded_after_an_upgrade(ov, ov_home, tmp_path, monkeypatch):
+    from ov.index.embedders import registry
+
+    old = _previous_build(tmp_path / "old-model")
+    assert BuiltinEmbedder(8, old).model != BuiltinEmbedder(8).model
+    monkeypatch.setattr(registry, "BuiltinEmbedder", functools.partial(BuiltinEmbedder, directory=old))
+    assert ov("write", "viking://resources/car.md", "--content", "The automobile would not start; the battery was flat.").exit_code == 0
+    assert ov("find", "vehicle", "--json").exit_code == 0
+    meta_path = ov_home / "state" / "default" / "index" / "meta.json"
+    assert json.loads(meta_path.read_text())["embedder"]["model"] == BuiltinEmbedder(8, old).model
+
+    monkeypatch.setattr(registry, "BuiltinEmbedder", BuiltinEmbedder)  # ov upgraded: the new build ships
+    result = ov("find", "my vehicle broke down", "--json")
+    assert result.exit_code == 0, result.stderr
+    found = result.json["result"]
+    assert found["retrieval"]["mode"] == "hybrid" and [a for a in found["index"]["actions"] if a.startswith("rebuilt")]
+    meta = json.loads(meta_path.read_text())
+    assert meta["embedder"]["model"] == BuiltinEmbedder(8).model and meta["vectors"] == meta["records"] == 1
+    assert found["resources"][0]["uri"] == "viking://resources/car.md"
 
 
 def test_an_install_without_the_model_says_so_and_stays_lexical(tmp_path, monkeypatch):
