@@ -245,8 +245,8 @@ def test_remember_with_an_llm_lets_it_choose_the_type_and_file(ov, ov_home, with
     assert ov("config", "set", "llm.timeout", "0.5").exit_code == 0
     calls = len(server.requests)
     fallback = ov("remember", "Atlas deploys from the release branch", "--json").json["result"]
-    assert len(server.requests) > calls  # asked, and too slow: the rules keep it as a dated note
-    assert fallback["uris"][0].startswith("viking://user/default/memories/events/")
+    assert len(server.requests) > calls  # asked, and too slow: the rules keep it (a standing fact: the thing's card, mem22)
+    assert fallback["uris"][0] == "viking://user/default/memories/entities/systems/atlas.md"
 
 
 def test_remember_with_an_llm_stores_the_users_words_replacing_nothing_the_models_would(ov, ov_home, with_llm):
@@ -323,7 +323,7 @@ def test_remember_logs_the_tokens_of_an_answer_it_could_not_use(ov, with_llm):
     with_llm.chat("not json", prompt_tokens=30, completion_tokens=4)
     with_llm.chat("still not json", prompt_tokens=50, completion_tokens=5)
     result = ov("remember", "the staging cache gets cold on mondays", "--json").json["result"]
-    assert result["uris"][0].startswith("viking://user/default/memories/events/")  # the rules kept it
+    assert result["uris"][0] == "viking://user/default/memories/entities/systems/staging_cache.md"  # the rules kept it (mem22: the thing's card)
     assert ov("usage", "--json").json["result"][f"remember/{MODEL}"] == {"calls": 2, "prompt_tokens": 80, "completion_tokens": 9}
 
 

@@ -127,12 +127,31 @@ def remember(
             candidates, unread[:] = [*ended, *candidates], [p for p in unread if p != part]
     if candidates and all(_to_the_agent(part) for part in unread):
         unread.clear()
-    if memory_type in (None, "events") and unread:
-        # Part of the text no rule reads (a second sentence, a list, a long aside), or none of it:
-        # the whole text is kept too, in the user's words, as a dated note, which holds any note
-        # read from a part of it. Nothing asked to be remembered is dropped.
+    if memory_type == "events" and unread:
+        # Part of the text no rule reads, asked to be a dated note: the whole text is kept, in the
+        # user's words, as one, which holds any note read from a part of it.
         note = _as_typed(without_ask(_one_line(text)), "events", when, store.identity.user)
         candidates = [*(c for c in candidates if c.memory_type != "events"), *note]
+    from ov.sessions.memory import standing_note
+
+    why_not = None
+    if memory_type is None:
+        # Part of the text no rule reads, or none of it, or a dated note the rules made of it: a
+        # dated note only when it tells of a happening; else a standing note of the kind it reads
+        # as (a convention, the user's fact, a thing's fact), or nothing (see standing_note).
+        candidates, why_not = _noted(candidates, unread, without_ask(_one_line(text)), when, store.identity.user)
+    if why_not == standing_note.CHATTER:
+        raise InvalidInput(
+            "could not turn the text into a memory: it is a remark of the moment (a sigh or a thanks), with no statement to keep",
+            hint='say what to remember as a statement ("Remember that the login test is flaky"), or as a dated note ({type=events})',
+            arguments={"type"},
+        )
+    if why_not == standing_note.FOR_NOW:
+        raise InvalidInput(
+            "could not turn the text into a memory: it is a task for now or thinking aloud, with nothing that holds later",
+            hint='say how to work for good ("Always run the tests before committing"), or keep it as a dated note ({type=events})',
+            arguments={"type"},
+        )
     from ov.sessions.memory.casual import interjected
 
     if memory_type is None and candidates and interjected(text) and all(c.memory_type == "events" for c in candidates):
@@ -190,6 +209,55 @@ def remember(
         uris = put_writes(tx, writes, *groups)  # in order of mention: the memory first, then any file it amends
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+def _noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
+    """``candidates`` with the note kept for what no rule read (``unread``, or the dated notes the
+    rules made of ``text``) filed as :mod:`ov.sessions.memory.standing_note` reads it: a dated
+    note of the whole text for a happening, a standing note of the whole text for a convention or
+    a fact, nothing for an aside on what was read; and why nothing is kept when nothing is
+    (:func:`~ov.sessions.memory.standing_note.nothing_to_keep`'s reason), else None."""
+    from ov.sessions.memory import standing_note as sn
+    from ov.sessions.memory.standing import points_back
+
+    if unread and sn.asks_for_now(text) or sn.thinks_aloud(text):
+        return [], sn.FOR_NOW  # ("run go test ./... and paste me the failures": whatever a rule read in its "run go test")
+    read = [c for c in candidates if c.memory_type != "events"]
+    dated = [c for c in candidates if c.memory_type == "events"]
+    # A part leaning on what was read, naming nothing ("I find them much easier to read"), or one
+    # that keeps nothing ("thanks!"), adds nothing to it.
+    parts = [p for p in unread if not (read and (sn.nothing_to_keep(p) or points_back(p) and not _names_anything(p) and not _THING_RE.search(p)))]
+    if not parts and not dated:
+        return candidates, None
+    if not parts:
+        # The rules' own dated notes ("Remember that X" where X is none of theirs): each is kept
+        # as what it reads as.
+        kept: list = []
+        for note in dated:
+            said = text if len(dated) == 1 and not read else re.sub(r"^\s*-\s+", "", str(note.fields.get("content", "")))
+            kind = sn.kind_of(said)
+            if kind == sn.HAPPENING:
+                kept.append(note)
+            elif kind is not None:
+                kept.extend(sn.standing_note(said, kind, when=when, user=user))
+            elif not read and len(dated) == 1:
+                return [], sn.nothing_to_keep(said) or sn.FOR_NOW
+        return [*read, *kept], None
+    kinds = [sn.kind_of(p) for p in parts]
+    if sn.HAPPENING in kinds or sn.happened(text):
+        kind = sn.HAPPENING
+    elif all(k is None for k in kinds):
+        if read:
+            return read, None
+        return [], sn.nothing_to_keep(text) or next((sn.nothing_to_keep(p) for p in parts if sn.nothing_to_keep(p)), sn.FOR_NOW)
+    else:
+        whole = sn.kind_of(text)
+        kind = whole if whole not in (None, sn.HAPPENING) else next(k for k in kinds if k is not None)
+    return [*read, *sn.standing_note(text, kind, when=when, user=user)], None
+
+
+# A thing named by a common noun ("the bastion", "a VPN"): a part naming one says something of its own.
+_THING_RE = re.compile(r"(?i)\b(?:the|a|an)\s+(?!(?:same|one|other|rest|way|thing|things)\b)[\w-]{3,}")
 
 
 # A remark to the agent: addressed to it, an act the user will do now, or a reminder to heed the rest.

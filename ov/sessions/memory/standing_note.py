@@ -1,0 +1,355 @@
+"""What ``ov remember`` keeps of a text no rule reads: a dated note only for a happening.
+
+The rules (:mod:`ov.sessions.memory.rules`, :mod:`ov.sessions.memory.facts` and the modules beside
+them) read statements by their shapes; a text, or a part of one, that none of them reads was kept
+whole as a dated note under ``events/``. Events are what happened (PRODUCT.md §2: add-only, one
+file per day): a standing fact, a convention, a preference or a correction kept there was recalled
+as the news of one day, and never amended. So the text is read here by broad cues, not by shapes,
+for what kind of note it is (:func:`kind_of`):
+
+- a **happening**, kept as a dated note: an act in the past ("we shipped", "the deploy broke", "I
+  dropped my phone"), a stated time ("yesterday", "last week", "on Friday", "2026-11-28", "March
+  14"), or a state that passes ("staging is down", "I'm on call": :mod:`ov.sessions.memory.standing`);
+- **nothing to keep**, refused: a question, a task for now (an imperative pointing at the moment:
+  "this", "it", "me", "now", or steps joined by "and": "bump the version and tag the release"),
+  thinking aloud ("hmm", "maybe", "let me", "I wonder", a trailing "...") and chatter ("lol",
+  "thanks", "nice catch");
+- a **convention**, a preference: an imperative of a practice ("Log all errors to Sentry", "Put the
+  tests next to the code"), "always" / "never", a modal of obligation ("should", "must", "has to",
+  "needs to"), "no X please", "X only", "X over Y", "X > Y", a quantified rule ("all infra changes
+  go through Terraform"), or where it holds ("in this repo", "on the platform team"); the team's
+  ("we", "our", a team, the project: "... (team convention)", as :func:`ov.sessions.memory.rules.convention`
+  words one) or else the user's, in their words;
+- a **fact about the user** ("I ...", "my ...", the first person of another language): a line of
+  the profile, in their words;
+- a **fact about a thing** ("our X ...", "the X service ...", a name, a URL, a port, a version, a
+  plain present statement about a subject): a line of that subject's card under ``entities/``,
+  named as :func:`ov.sessions.memory.systems.entity_fact` names a system's or a team's, undated
+  and amended later.
+
+A correction said with a switch ("ditched iTerm2 for Ghostty", "moved from X to Y") is a standing
+note too, and puts the new value in place of the old one in the stored lines naming it (merge's
+swap, as "I switched from X to Y" does); the note itself is stored only where no line names it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from ov.sessions.memory import casual, topics
+from ov.sessions.memory import text as tx
+from ov.sessions.memory.candidate import Candidate, candidate_of
+from ov.sessions.memory.foreign import _DATE_RE, _ENGLISH_RE, _WE, _WE_CJK
+from ov.sessions.memory.leads import opening
+from ov.sessions.memory.markers import CORRECTION_LEAD
+from ov.sessions.memory.moment import guessed_aloud, of_the_moment
+from ov.sessions.memory.notes import value_of
+from ov.sessions.memory.project_facts import project_fact
+from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
+from ov.sessions.memory.standing import of_the_moment as passes_with_the_moment
+from ov.sessions.memory.statement import Statement
+from ov.sessions.memory.statement_parts import PLURAL_VERBS, in_past, subject_of, words
+from ov.sessions.memory.systems import entity_fact
+from ov.sessions.memory.verbs import INSTRUCTION_VERBS
+
+HAPPENING, CONVENTION, USER_FACT, THING_FACT = "events", "preferences", "profile", "entities"
+
+
+# Why a text keeps nothing (nothing_to_keep).
+QUESTION, FOR_NOW, CHATTER = "question", "for now", "chatter"
+
+
+
+# A stated time: a day said relative to today, a date, a month's day, a weekday (one, not "on Tuesdays"),
+# a time ago. What is said of one time happened then, or will.
+_WHEN_RE = re.compile(
+    r"(?i)\b(?:today|tonight|yesterday|tomorrow|this\s+(?:morning|afternoon|evening)|last\s+night|earlier\s+today|"
+    r"(?:once|after|when)\s+we\s+\w+|(?:last|this|next|past)\s+(?:week|weekend|month|year|quarter|sprint|release|night|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?)\s+ago|a\s+(?:while|week|month|year)\s+ago|"
+    r"\d{4}-\d{2}-\d{2}|(?:at|by|until|from)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?(?!\S*[.:]\d)|\d{1,2}:\d{2}(?!:?\d*[.\w])|\d{1,2}/\d{1,2}(?:/\d{2,4})?|"
+    r"(?<!every\s)(?<!each\s)(?<!second\s)(?<!other\s)(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!s)|"
+    r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+    r"sept|oct|nov|dec)[a-z]*)\b"
+)
+# What a correction says: a switch from an old value to a new one.
+_SWITCH_RE = re.compile(
+    r"(?i)^(?:(?:I|we)(?:'ve|\s+have)?\s+)?(?:(?:just|finally|recently|also|now)\s+)?"
+    r"(?:(?:ditched|swapped|traded)\s+(?P<a>[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}?)\s+for|replaced\s+(?P<b>[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}?)\s+with|"
+    r"(?:switched|moved|migrated|changed)\s+(?:from|off)\s+(?P<c>[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}?)\s+to)\s+(?P<new>[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}?)(?:\s+now)?[.!]*$"
+)
+# What the new value of a switch is not: a stretch of time, a purpose ("for two weeks", "for local dev").
+_NOT_A_VALUE_RE = re.compile(
+    r"(?i)^(?:a|an|the|some|two|three|few|several|\d+|good|now|local|personal|months?|weeks?|days?|years?|lent|it|this|that|them)\b"
+)
+
+# Thinking aloud, by its words: a hesitation, a guess, a look to come, a sentence trailing off.
+_HEDGE_RE = re.compile(
+    r"(?i)^(?:(?:ok|okay|so|well|right|alright)[\s,]+)*(?:hm+|hmm+|uh+|um+|erm|mm+|maybe|perhaps|possibly|probably|I\s+wonder|I\s+guess|"
+    r"I\s+suspect|let\s+me|let's\s+see|not\s+sure|no\s+idea|I\s+think\s+(?:maybe|it\s+might))\b"
+)
+_ALOUD_RE = re.compile(rf"{_HEDGE_RE.pattern}|\blet\s+me\s+(?:check|look|see|think|try|figure|dig|test|verify|confirm)\b|(?:\.\.\.|\u2026)\s*$")
+# Chatter: a laugh, a thanks, a compliment or a remark on the moment, with nothing of its own.
+_CHATTER_RE = re.compile(
+    r"(?i)^(?:lol|lmao|rofl|haha\w*|hehe\w*|thanks|thank\s+you|thx|ty|cheers|nice|great|cool|awesome|wow|oops|whoops|ugh|yay|omg|"
+    r"ok(?:ay)?|yes|yeah|yep|nope|no\s+worries|good\s+(?:catch|call|point|job)|my\s+bad|sorry)\b"
+)
+_CHATTER_WORDS = words("lol lmao ok okay that was this is it so dumb silly stupid of me nice catch good call great job thanks thank you cool awesome wow "
+    "oops whoops ugh yay haha yes yeah yep worked works perfect exactly right sorry my bad")
+# A command for the moment: the thing at hand, the user to be shown something, now.
+_FOR_NOW_RE = re.compile(r"(?i)\b(?:this|that|these|those|it|me|now|right\s+away|asap|here)\b")
+_SHOW_ME_RE = re.compile(r"(?i)\b(?:paste|show|send|give|tell|print|list)\s+(?:me|us)\b")
+# An imperative's verb: the verbs of the work, those of a task, and a few of a practice.
+_IMPERATIVE_RE = re.compile(
+    rf"(?i)^(?:please\s+|pls\s+|kindly\s+)?(?P<verb>{INSTRUCTION_VERBS}|refactor|fix|rename|implement|debug|clean|move|convert|rewrite|"
+    r"extract|simplify|find|investigate|generate|build|bump|revert|undo|rerun|re-run|finish|continue|try|look|help|translate|"
+    r"summari[sz]e|replace|paste|tag|release|avoid|stick|default|favou?r|treat|follow|target|limit|cap|set|place|route|send|report|"
+    r"sign|prefix|suffix|group|order|document|measure|profile|bundle|lock|freeze|vendor|pair|link|mention|reference|give|tell|"
+    r"let|go|do|be|stay|never|always)\b(?P<rest>.*)$"
+)
+# What makes an imperative standing rather than a step of the moment.
+_STANDING_RE = re.compile(
+    r"(?i)\b(?:always|never|every|each|any|whenever|if|unless|first|by\s+default|from\s+now\s+on|going\s+forward|in\s+general|"
+    r"(?:in|on|for|across)\s+(?:this|our|the|every|all)\s+(?:[\w-]+\s+)?(?:repo|repos|repository|project|codebase|team|org|company|"
+    r"service|services|app|apps)|rather\s+than|instead\s+of|over|not|(?:before|after|when|while)\s+\w+ing|"
+    # a kind of case or a language: "for bug fixes", "in English"
+    r"for\s+(?!(?:the|this|that|these|those|it|them|me|us|now|a|an|my|your|its|all|everything)\b)(?:[\w-]+\s+)?[\w-]+s|"
+    r"in\s+(?:English|French|German|Spanish|Italian|Dutch|Polish|Portuguese|Japanese|Chinese|Korean))\b"
+)
+# Joined steps ("bump the version and tag the release"): a sequence for now.
+_AND_THEN_RE = re.compile(rf"(?i)\b(?:and|then|,)\s+(?:then\s+)?(?:{INSTRUCTION_VERBS}|tag|bump|paste|show|push|send|fix|let)\b")
+_MODAL_RE = re.compile(
+    r"(?i)\b(?:should|must|shall|has\s+to|have\s+to|needs\s+to|need\s+to|is\s+required|are\s+required|mustn't|shouldn't|"
+    r"always|never|by\s+default|(?<![\w-])only(?=\s*(?:[,.;!]|$))|only\s+(?:use|ever)|over|instead\s+of|rather\s+than|(?<![\w-])>(?![\w-])|"
+    # another language's "always", "must", "every"
+    r"toujours|jamais|doit|doivent|faut|siempre|nunca|debe|deben|hay\s+que|sempre|deve|devem|precisa|precisam|tem\s+que|immer|nie|"
+    r"niemals|muss|müssen|soll|sollen|altijd|nooit|moet|moeten|zawsze|nigdy|musi|muszą|vždy|nikdy|musí|alltid|aldri|aldrig|måste|"
+    r"må|todo|toda|todos|todas|cada|chaque|jeder|jede|jedes|alle|ogni|każdy|każda|elke|elk)\b"
+)
+_NO_PLEASE_RE = re.compile(r"(?i)^(?!.*\b(?:for\s+me|thanks|thank\s+you)\W*$)(?:no\s+\S.*?(?:\bplease\b|\bonly\b|,)|no\s+[\w-]+(?:\s+[\w-]+){0,3}\s*(?:in|on|for|at|during)\s)")
+_QUANTIFIED_RE = re.compile(
+    r"(?i)^(?:(?:on|in|at)\s+[^,]{3,40}?,?\s+)?(?:all|every|each|no|any)\s+[\w-]+(?:\s+[\w-]+){0,3}?\s+(?:must|should|shall|needs?|"
+    r"requires?|gets?|goes|go|has|have|uses?|runs?|lives?|stays?|belongs?|follows?|starts?|ends?|is|are)\b"
+)
+_WHERE_RE = re.compile(
+    rf"(?i)\b(?:(?:in|on|for|across)\s+(?:this|our|the\s+[\w-]+)\s+(?:repo|repository|project|codebase|team|squad|org|company)|"
+    rf"{tx.THIS_PROJECT}|here)\b"
+)
+_TEAM_RE = re.compile(rf"(?i)(?<![\w-])(?:we|we're|we've|our|ours|us|team|squad|everyone|everybody|{tx.THIS_PROJECT})(?![\w-])")
+# Another language's "we" ("nossa equipe", "wir"): read only in a text not in English ("my" is Polish "we").
+_THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{_WE})(?![\w-])|{_WE_CJK}")
+# The first person: "I", "my"; and other languages' "I" and "my", read in a text not in English
+# ("Ben", "min", "Ja" open English sentences too).
+_FIRST_PERSON_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|I'll|Im|my|mine)(?![\w-])")
+_THEIR_I_RE = re.compile(
+    r"(?i)^(?:je|j'|moi|ich|mein|meine|yo|mi|eu|io|ik|mijn|ja|mój|moja|jag|jeg|min|mitt|minä|tôi|я|мой|моя|ben|saya|aku|εγώ)(?![\w-])"
+    r"|^(?:我|私|僕|저는|나는|제)"
+)
+
+
+def kind_of(text: str) -> str | None:
+    """What kind of note a text no rule read is (see the module's doc): :data:`HAPPENING`,
+    :data:`CONVENTION`, :data:`USER_FACT` or :data:`THING_FACT`; None for nothing to keep."""
+    said = _plain(text)
+    if not said:
+        return None
+    if nothing_to_keep(said) is not None:
+        return None
+    if switched(said) is not None:
+        return USER_FACT
+    if happened(said):
+        return HAPPENING
+    if _convention(said):
+        return CONVENTION
+    if _first_person(said):
+        return USER_FACT
+    if _subject(said) is not None:
+        return THING_FACT
+    return HAPPENING  # a text with no cue at all: as it was kept before, a note of the day it was said
+
+
+def _first_person(said: str) -> bool:
+    return bool(_FIRST_PERSON_RE.match(said) or not _english(said) and _THEIR_I_RE.match(said))
+
+
+def nothing_to_keep(text: str) -> str | None:
+    """Why ``text`` keeps nothing: :data:`QUESTION`, :data:`FOR_NOW` (a task for now or thinking
+    aloud) or :data:`CHATTER`; None when it may state something (see the module's doc)."""
+    said = _plain(text)
+    if not said or tx.is_question(text.strip()) or tx.is_question(said):
+        return QUESTION
+    if casual.interjected(said) or casual.apology(said):
+        return CHATTER
+    if re.match(r"(?i)^(?:never\s*mind|nvm|forget\s+(?:it|that)|no\s+worries|all\s+good)\b", said):
+        return CHATTER
+    if _CHATTER_RE.match(said) and all(w.strip(".,!;:").lower() in _CHATTER_WORDS for w in said.split()):
+        return CHATTER
+    if guessed_aloud(said) or _ALOUD_RE.search(text.strip()) or (of_the_moment(said) and not _standing_imperative(said) and not _WHEN_RE.search(said)):
+        return FOR_NOW
+    imperative = _imperative(said)
+    # (a day makes a task a reminder, kept as a dated note: "rerun the nightly job on Thursday")
+    return FOR_NOW if imperative and not _standing_imperative(said) and not _WHEN_RE.search(said) else None
+
+
+def _imperative(said: str) -> re.Match[str] | None:
+    """The imperative ``said`` opens with, or None: a verb's word, not a name ("PIN 3 on ...") nor
+    a noun with its verb after it ("Test coverage is 80%")."""
+    match = _IMPERATIVE_RE.match(said)
+    if match is None or (len(match.group("verb")) > 1 and match.group("verb").isupper()):
+        return None
+    after = match.group("rest").split()[:3]
+    if after and (after[0][:1].isdigit() or any(w.lower() in ("is", "are", "was", "were", "has", "have") for w in after)
+                  or len(after) > 1 and after[0].lower().endswith("s") and after[1].lower() in PLURAL_VERBS):  # ("Build caches live on ...")
+        return None
+    return match
+
+
+def thinks_aloud(text: str) -> bool:
+    """Whether ``text`` opens on a hesitation or a guess ("hmm", "maybe", "I guess", "let me"): of
+    the moment whatever a rule reads in it ("I guess the reconnect loop is the issue")."""
+    return bool(_HEDGE_RE.match(_plain(text)))
+
+
+def asks_for_now(text: str) -> bool:
+    """Whether ``text`` as a whole is a task for now whatever a rule reads in a part of it: an
+    imperative that has something shown to the user or goes on to another step ("run go test
+    ./... with -race and paste me the failures")."""
+    said = _plain(text)
+    imperative = _imperative(said)
+    return bool(imperative) and bool(_SHOW_ME_RE.search(said) or _AND_THEN_RE.search(imperative.group("rest"))) and not _STANDING_RE.search(said)
+
+
+def happened(text: str) -> bool:
+    """Whether ``text`` tells of a happening: a stated time, an act in the past, a state that passes."""
+    said = _plain(text)
+    if _WHEN_RE.search(said) or passing_remark(said) or passes_with_the_moment(said):
+        return True
+    if _NEWS_RE.match(said):
+        return True  # "the bug is in auth.py": where today's bug is, news of the day
+    if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (_DATE_RE.search(said) and not _english(said)):
+        return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
+    if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not _MODAL_RE.search(said):
+        return True  # "staging is down": how it is today ("must never be down" is a rule)
+    return in_past(said)
+
+
+# What is news whatever is said of it: a bug, an incident, a gathering ("the team offsite is in Porto").
+_NEWS_RE = re.compile(
+    r"(?i)^(?:the|this|that|our|a|an)\s+(?:[\w-]+\s+)?(?:bug|issue|problem|error|crash|leak|regression|outage|incident|failure|offsite|"
+    r"meeting|standup|stand-up|retro|retrospective|demo|launch|deadline|conference|workshop|party|interview|kickoff|hackathon|all-hands|"
+    r"dinner|lunch|trip|visit)s?\b"
+)
+# What a line gives a value after: "The default branch is", "The staging DB is at".
+_VALUE_HEAD_RE = re.compile(r"(?i)^(?P<head>\S.{2,80}?\s(?:is|are)(?:\s+(?:at|on|in|for|from|due|under))?)\s+\S")
+# A value said of where the team works: "max line length in our repo is 100".
+_OURS_RE = re.compile(r"(?i)^(?:the\s+)?(?P<k>[a-z][\w -]{2,40}?)\s+(?:in|for|on|of)\s+(?:our|this)\s+(?:repo|repository|project|codebase|team)\s+"
+                      r"(?:is|are)\s+(?P<v>[^,;]{1,40})$")
+# What a passing state is said after ("staging is down", "the tests are still flaky"; not "clean up the files").
+_COPULA_BEFORE_RE = re.compile(r"(?i)\b(?:is|are|'s|'re|was|were|been|seems?|looks?|got|went|keeps?\s+being)\s+"
+                               r"(?:(?:still|now|currently|completely|totally|all|really|so|very|super|kinda|a\s+bit|again|not)\s+)*$")
+# A need of the moment ("the docs need fixing"), and the progressive of other languages ("I'm fixing").
+_NEEDS_NOW_RE = re.compile(r"(?i)\bneeds?\s+(?:\w+ing|work|attention|love|a\s+(?:cleanup|look|fix|refactor))\b")
+_PROGRESSIVE_RE = re.compile(r"고\s*있|ています|ている|正在|(?i:\b(?:estoy|estou|sto|stiamo|estamos)\s+\w+(?:ando|endo|iendo)\b|\ben\s+train\s+de\b)")
+
+
+def _english(said: str) -> bool:
+    """Whether ``said`` is in English, by its small words (as foreign.kept_as tells)."""
+    return len(_ENGLISH_RE.findall(said)) * 4 >= len(said.split())
+
+
+def switched(text: str) -> tuple[str, str] | None:
+    """(old, new) of a switch said in ``text`` ("ditched iterm2 for ghostty": ("iterm2", "ghostty")), or None."""
+    match = _SWITCH_RE.match(_plain(text))
+    old = match and (match.group("a") or match.group("b") or match.group("c"))
+    if match is None or _WHEN_RE.search(text) or _NOT_A_VALUE_RE.match(match.group("new")) or _NOT_A_VALUE_RE.match(old):
+        return None
+    return old, match.group("new")
+
+
+def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Candidate]:
+    """The note ``text`` makes as a memory of ``kind`` (:func:`kind_of`'s, not None)."""
+    line = tx.capitalise(tx.absolute_dates(tx.clean(text), when))
+    if kind == HAPPENING:
+        return [Candidate("events", {"event": topics.event_name(text), "content": f"- {line}"}, ["remember"])]
+    if kind == CONVENTION:
+        team = bool(_TEAM_RE.search(text) or not _english(text) and _THEIR_WE_RE.search(text)) and not _first_person(text)
+        said = f"{line} (team convention)" if team else line
+        topic = topics.slug(re.sub(r"(?i)^(?:please\s+|no\s+)", "", text), fallback="note")
+        statement = Statement("preferences", "", said, ("preferences", topic), {"subject": user, "topic": topic}, sources=["remember"])
+        return [candidate_of(statement)]
+    swap = switched(text)
+    # A value given to a subject ("The default branch is master") takes the place of the line giving
+    # it another, as a dated note's new value does (notes.value_of): one line per subject and frame.
+    head = _VALUE_HEAD_RE.match(line) if value_of(line) is not None else None
+    probes = (head.group("head"),) if head else ()
+    if kind == USER_FACT or (kind == THING_FACT and _subject(text) is None):
+        statement = Statement("profile", "", line, ("profile", "fact", line.lower()), {}, sources=["remember"], swap=swap, probes=probes)
+        return [candidate_of(statement)]
+    ours = _OURS_RE.match(_plain(text))
+    team_value = ours and project_fact(f"our {ours.group('k')} is {ours.group('v')}", lambda said: said, user, corrected=False)
+    if team_value is not None and team_value.memory_type == "profile":
+        team_value.sources = ["remember"]
+        return [candidate_of(team_value)]  # "max line length in our repo is 100": the team's value, as "our max line length is 100"
+    statement = entity_fact(_subject(text) or "", line)
+    statement.sources, statement.swap, statement.probes = ["remember"], swap, probes
+    return [candidate_of(statement)]
+
+
+def _plain(text: str) -> str:
+    """What ``text`` says, on one line, for its cues: without the punctuation at its ends, its
+    lead-in ("FYI", "Heads up:", "Quick context:") and a correction's ("Actually,", "Scratch that,")."""
+    said = opening(tx.clean(" ".join(text.split()))).body
+    corrected = re.match(CORRECTION_LEAD, said, re.IGNORECASE)
+    said = said[corrected.end() :] if corrected else said
+    return tx.clean(_INTERJECTION_RE.sub("", _LABEL_RE.sub("", said)))
+
+
+# A sigh or a thanks before a statement ("Thanks to Bob, the staging DB runs on port 5433").
+_INTERJECTION_RE = re.compile(r"(?i)^(?:ugh+|sigh|thanks|thank\s+you|ok(?:ay)?|so|well|alright)(?:\s+to\s+\w+)?\s*[,!.:-]\s*(?=\S)")
+
+
+# A label before what is said: "Quick context: ", "Side note - ".
+_LABEL_RE = re.compile(r"^(?:[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*(?::|\s[\u2013\u2014-])\s+(?=\S)")
+
+
+def _standing_imperative(said: str) -> bool:
+    """Whether an imperative (or a task read as one) says how to work for good: a practice's verb
+    with nothing pointing at the moment ("Log all errors to Sentry", "Put the tests next to the
+    code"), or a word that makes it standing ("always", "every", "in this repo", "rather than")."""
+    if _SHOW_ME_RE.search(said) or re.search(r"(?i)\bnow\b", said):
+        return False
+    if _STANDING_RE.search(said):
+        return True
+    imperative = _imperative(said)
+    if imperative is None:
+        return False
+    if re.match(r"(?i)\s*(?:a|an)\s", imperative.group("rest")):
+        return False  # "create a new branch": one thing, made once
+    return not _FOR_NOW_RE.search(imperative.group("rest")) and not _AND_THEN_RE.search(imperative.group("rest")) \
+        and _ONE_OFF_VERBS.search(imperative.group("verb")) is None
+
+
+# Verbs of one act, never of a practice said bare: "fix the login", "bump the version", "revert the merge".
+_ONE_OFF_VERBS = re.compile(
+    r"(?i)^(?:fix|refactor|rename|implement|debug|clean|convert|rewrite|extract|simplify|find|investigate|generate|bump|revert|undo|"
+    r"rerun|re-run|finish|continue|try|look|help|translate|summari[sz]e|replace|paste|tag|release|give|tell|let|go|do|be|delete|add|"
+    r"remove|edit|modify|touch|change|update|create|make|install|upgrade|open|close|call|break|split|read|review|answer|explain|"
+    r"show|print|check|run|deploy|merge|push|commit|move|build)$"
+)
+
+
+def _convention(said: str) -> bool:
+    if _imperative(said) and _standing_imperative(said):
+        return True
+    if _NO_PLEASE_RE.match(said) or _MODAL_RE.search(said) or _QUANTIFIED_RE.match(said):
+        return True
+    # where it holds, said of a practice, not of a value ("max line length in our repo is 100")
+    return bool(_WHERE_RE.search(said)) and bool(_TEAM_RE.search(said)) and not re.search(r"(?i)\b(?:is|are)\b", said)
+
+
+def _subject(text: str) -> str | None:
+    """The thing a fact about a thing is about (:func:`~ov.sessions.memory.statement_parts.subject_of`);
+    None for one said of the user."""
+    said = _plain(text)
+    return None if _first_person(said) else subject_of(said)
