@@ -1968,7 +1968,7 @@ CASES = [
     pytest.param(["Jag heter Sven och bor i Umeå", "Använd aldrig tabbar", "Я работаю в Яндексе",
                   "Пожалуйста, не используй var", "저는 Godot로 게임을 만들고 있어요", "저는 버그를 고치고 있어요",
                   "Vårt CI körs på Hetzner", "Unser Staging-Server läuft auf Port 8443"],
-                 {"profile.md": "- Name: Sven\n- Lives in Umeå\n- Works at Яндексе\n- Uses Godot",
+                 {"profile.md": "- Name: Sven\n- Lives in Umeå\n- Works in Яндексе\n- Uses Godot",
                   "preferences/default/tabbar.md": "- Never use tabbar", "preferences/default/var.md": "- Don't use var",
                   "entities/systems/ci.md": "# CI\n\n- Runs on Hetzner",
                   "entities/systems/staging-server.md": "# Staging-Server\n\n- Runs on port 8443",
@@ -2006,7 +2006,7 @@ CASES = [
                  {"profile.md": "- Works at Globex\n- Works at home\n- Works for themselves",
                   f"events/{TODAY:%Y/%m/%d}/pracuję_w_weekendy.md": "- Pracuję w weekendy", f"events/{TODAY:%Y/%m/%d}/lavoro_tempo_pieno.md": "- Lavoro a tempo pieno"}, None,
                  id="working-at-home-or-for-oneself-is-no-employer"),
-    pytest.param(["I work at Globex", "Lavoro presso Olivetti", "Ik werk bij Philips", "Pracuję w Allegro", "Trabajo en Telefónica"],
+    pytest.param(["I work at Globex", "Lavoro presso Olivetti", "Ik werk bij Philips", "Pracuję dla Allegro", "Trabajo para Telefónica"],
                  {"profile.md": "- Works at Telefónica"}, None, id="an-employer-in-another-language-still-replaces-the-stored-one"),
     # (review rev19) an imperative said with a condition, a habit, a choice against another, a kind of case or a
     # language is how to work for good, kept; a bare task of the moment is still refused
@@ -2110,6 +2110,30 @@ CASES = [
                  {"preferences/default/squash_fixup_commits.md": "- Always squash fixup commits before review",
                   "entities/systems/docs_site.md": "# Docs site\n\n- Is built with Docusaurus\n- The docs site is built with Docusaurus. Deploys go through Netlify"}, None,
                  id="an-aside-on-what-was-read-keeps-no-note-a-second-fact-is-the-cards"),
+    # (review rev20) working at home, at night or for oneself is no employer in any language, a script without capitals
+    # too: only a name (a capital, or in Japanese and Korean Latin letters or a company's word) is one
+    pytest.param(["I work at Acme", "家で働いています", "집에서 일해요", "Jag jobbar på natten", "Jag jobbar för mig själv", "Я работаю на себя",
+                  "Lavoro al computer tutto il giorno"],
+                 {f"events/{TODAY:%Y/%m/%d}/jag_jobbar_för.md": "- Jag jobbar för mig själv", f"events/{TODAY:%Y/%m/%d}/jag_jobbar_på.md": "- Jag jobbar på natten",
+                  f"events/{TODAY:%Y/%m/%d}/lavoro_al_computer.md": "- Lavoro al computer tutto il giorno", f"events/{TODAY:%Y/%m/%d}/я_работаю_на.md": "- Я работаю на себя",
+                  f"events/{TODAY:%Y/%m/%d}/家で働いています.md": "- 家で働いています", f"events/{TODAY:%Y/%m/%d}/집에서_일해요.md": "- 집에서 일해요",
+                  "profile.md": "- Works at Acme"}, None, id="working-at-home-at-night-or-for-oneself-is-no-employer-in-any-script"),
+    # (review rev20) the word that says where one is opens "I work in" (a line of its own): a city or a language is no
+    # employer; a word said of an employer still replaces the stored one
+    pytest.param(["I work at Acme", "Lavoro a Milano come sviluppatore", "Pracuję w Krakowie", "Lavoro in Python da dieci anni",
+                  "Trabajo en Madrid", "Je travaille à Lyon"],
+                 {"profile.md": "- Works at Acme\n- Works in Milano as sviluppatore\n- Works in Krakowie\n- Works in Python da dieci anni\n"
+                                "- Works in Madrid\n- Works in Lyon"}, None, id="working-in-a-city-or-a-language-is-no-employer"),
+    pytest.param(["I work at Acme", "Lavoro presso Olivetti", "Pracuję dla Allegro", "Jag jobbar på Spotify", "Trabajo para Telefónica",
+                  "Googleで働いています"],
+                 {"profile.md": "- Works at Google"}, None, id="an-employers-word-in-any-language-replaces-the-stored-employer"),
+    # (review rev20) one Korean or Japanese word in a text leaves its lines as they are: the rules under it are read
+    pytest.param(["Team notes (팀 노트).\n- Never push to main\n- Always run the linter before committing",
+                  "このリポジトリのルール!\n- Never force-push"],
+                 {f"events/{TODAY:%Y/%m/%d}/team_notes_팀.md": "- Team notes (팀 노트).; Never push to main; Always run the linter before committing",
+                  f"events/{TODAY:%Y/%m/%d}/このリポジトリのルール.md": "- このリポジトリのルール!; Never force-push",
+                  "preferences/default/force-push.md": "- Never force-push", "preferences/default/push_to_main.md": "- Never push to main",
+                  "preferences/default/run_linter.md": "- Always run the linter before committing"}, None, id="a-cjk-word-keeps-the-texts-lines"),
 ]
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import UPPER
+
 # Per language: its subject pronoun, its "and", its "as", its "now", and its openings -> the English opening.
 _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     "de": ("ich", "und", "als", "jetzt|nun|mittlerweile", (
@@ -36,7 +38,8 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     # ("uso" opens an Italian or a Portuguese clause too, which this table reads first: their "now" as well)
     "es": ("yo", "y", "como", "ahora|agora|adesso|ora", (
         (r"me\s+llamo", "my name is"),
-        (r"trabajo\s+(?:en|para)", "I work at"),
+        (r"trabajo\s+para", "I work at"),
+        (r"trabajo\s+en", "I work in"),
         (r"trabajo\s+como", "I work as"),
         (r"vivo\s+en", "I live in"),
         (r"(?:uso|utilizo)", "I use"),
@@ -45,7 +48,8 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     )),
     "fr": ("je", "et", "comme", "maintenant|d[ée]sormais", (
         (r"m'appelle", "my name is"),
-        (r"travaille\s+(?:chez|pour|[àa])", "I work at"),
+        (r"travaille\s+(?:chez|pour)", "I work at"),
+        (r"travaille\s+[àa]", "I work in"),
         (r"travaille\s+comme", "I work as"),
         (r"(?:vis|habite)\s+(?:[àa]|en|au)", "I live in"),
         (r"(?:utilise|j'utilise)", "I use"),
@@ -54,7 +58,8 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     )),
     "pt": ("eu", "e", "como", "agora", (
         (r"me\s+chamo", "my name is"),
-        (r"trabalho\s+(?:na|no|em|para)", "I work at"),
+        (r"trabalho\s+(?:na|no|para)", "I work at"),
+        (r"trabalho\s+em", "I work in"),
         (r"trabalho\s+como", "I work as"),
         (r"(?:moro|vivo)\s+(?:em|no|na)", "I live in"),
         (r"(?:uso|utilizo)", "I use"),
@@ -63,7 +68,8 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     )),
     "it": ("io", "e", "come", "ora|adesso", (
         (r"mi\s+chiamo", "my name is"),
-        (r"lavoro\s+(?:per|presso|da|in|a|alla|al)", "I work at"),
+        (r"lavoro\s+(?:per|presso|da|alla|al)", "I work at"),
+        (r"lavoro\s+(?:in|a)", "I work in"),
         (r"lavoro\s+come", "I work as"),
         (r"(?:vivo|abito)\s+(?:a|in)", "I live in"),
         (r"(?:uso|utilizzo)", "I use"),
@@ -85,7 +91,8 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     # Polish says who by the verb's ending ("pracuję": I work), so its openings need no pronoun.
     "pl": ("ja", "i", "jako", "teraz", (
         (r"nazywam\s+si[ęe]", "my name is"),
-        (r"pracuj[ęe]\s+(?:w|we|dla|u)", "I work at"),
+        (r"pracuj[ęe]\s+(?:dla|u)", "I work at"),
+        (r"pracuj[ęe]\s+(?:w|we)", "I work in"),
         (r"pracuj[ęe]\s+jako", "I work as"),
         (r"mieszkam\s+w", "I live in"),
         (r"u[żz]ywam", "I use"),
@@ -105,7 +112,7 @@ _TABLES: dict[str, tuple[str, str, str, str, tuple[tuple[str, str], ...]]] = {
     # Russian, like Polish, says who by the verb's ending ("работаю": I work); "меня зовут" is "I am called".
     "ru": ("я", "и", "как", "сейчас|теперь", (
         (r"меня\s+зовут", "my name is"),
-        (r"работаю\s+(?:в|во|на)", "I work at"),
+        (r"работаю\s+(?:в|во|на)", "I work in"),
         (r"работаю\s+как", "I work as"),
         (r"живу\s+(?:в|во)", "I live in"),
         (r"(?:использую|пользуюсь)", "I use"),
@@ -118,6 +125,12 @@ _NAME_IS_RE = re.compile(
     r"(?i)(?<![\w'])(?:mein\s+name\s+ist|mi\s+nombre\s+es|mon\s+nom\s+est|(?:o\s+)?meu\s+nome\s+[ée]|il\s+mio\s+nome\s+[èe]|mijn\s+naam\s+is)(?=\s+\S)"
 )
 # French elides its "je" before a vowel: "j'utilise", "j'habite".
+# Where one works is said in most languages with the word that says where one is ("Lavoro a Milano",
+# "Pracuję w Krakowie", "Trabajo en Madrid", "Я работаю в Москве", "Lavoro in Python"): that word
+# opens "I work in X" (a line of its own, as the English one is), and only a word said of an employer
+# ("bei", "presso", "dla", "chez", "para", "på", "hos") opens "I work at X", in place of the stored
+# employer. Either reads only a name after it (a capital): "Jag jobbar på natten", "Я работаю на
+# себя", "Lavoro al computer" say when, for whom or how one works, and stay notes as typed.
 # Where, when or for whom one works that is no employer: home, nights, weekends, oneself, full time,
 # in English and after the openings read "I work at" ("Lavoro da casa", "Pracuję w domu", "Ik werk
 # voor mezelf", "Ik werk bij voorkeur thuis", "Trabajo en casa"): such a sentence is left as typed
@@ -139,7 +152,7 @@ def _compiled(pronoun: str, conj: str, now: str, phrases: tuple[tuple[str, str],
         # "now" may come first or inside the opening: "ahora vivo en", "je travaille maintenant chez"
         phrase = phrase.replace(r"\s+", rf"\s+(?:(?P<now_in>{now})\s+)?", 1)
         # At a clause's opening: the text's start, after a sentence's end, a comma or the language's "and".
-        not_employer = rf"(?!\s+{NOT_AN_EMPLOYER}(?![\w']))" if english == "I work at" else ""
+        not_employer = rf"(?!\s+{NOT_AN_EMPLOYER}(?![\w']))(?=\s+(?-i:{UPPER}))" if english.startswith("I work ") and english != "I work as" else ""
         out.append((re.compile(
             rf"(?i)(?:^|(?<=[.!?;,]\s)|(?P<and>(?<=\s){conj}\s+))(?:(?P<now>{now})\s*,?\s+)?(?:{pronoun}\s+)?{phrase}(?![\w']){not_employer}"
         ), english))
@@ -154,10 +167,14 @@ _NOW_MARK = "\ue000"  # a "now" taken out of an opening, put back at its clause'
 # few whole sentences about the user are read instead, each its subject ("私は", optional), what it
 # names, and the verb that ends it: "私はエディタとしてVimを使っています" is "I use Vim as エディタ".
 _JA_I = r"(?:(?:私|僕|俺|わたし)は)?"
+# Where one works, in a script without capitals: a name in Latin letters ("Googleで働いています") or one
+# that says it is a company ("トヨタ自動車株式会社", "삼성 회사"); "家で働いています", "リモートで", "집에서"
+# (at home, remotely) and a city ("東京で") say where one works, no employer, and stay notes as typed.
+_LATIN_NAME = r"[A-Z][\w.&'+-]*(?:\s+[A-Za-z0-9][\w.&'+-]*){0,2}"
 _JA: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_JA_I}(?:(?P<as>[^はをがで、。]+?)として)?(?P<x>[^はを、。]+?)を(?:使って|使用して|愛用して)(?:います|いる|ます)$"), "I use {x}"),
     (re.compile(r"^(?:私|僕|俺|わたし)の名前は(?P<x>[^は、。]+?)(?:です|だ)$"), "my name is {x}"),
-    (re.compile(rf"^{_JA_I}(?P<x>[^はを、。]+?)で働いて(?:います|いる|ます)$"), "I work at {x}"),
+    (re.compile(rf"^{_JA_I}(?P<x>{_LATIN_NAME}|[^はを、。]+?(?:会社|社))\s*で働いて(?:います|いる|ます)$"), "I work at {x}"),
     (re.compile(rf"^{_JA_I}(?P<x>[^はを、。]+?)に住んで(?:います|いる|ます)$"), "I live in {x}"),
 )
 _JA_SCRIPT, _JA_ENDS = r"[\u3040-\u30ff\u4e00-\u9fff]", r"(?<=[。！!])\s*"
@@ -170,15 +187,21 @@ def _whole_sentences(text: str, script: str, ends: str, table: tuple[tuple[re.Pa
     matched, says the role ("I use Vim as エディタ")."""
     if not re.search(script, text):
         return text
-    out = []
-    for sentence in re.split(ends, text.strip()):
-        said = sentence.rstrip("。！!?. ")
+    # Split at the sentences' ends and at line breaks, the separators kept: a text the table reads
+    # nothing of comes back as it was (its lines are what the rules split on), and one it reads
+    # changes only in the sentences read.
+    parts = re.split(rf"((?:{ends})|\s*\n\s*)", text)
+    for n in range(0, len(parts), 2):
+        said = parts[n].strip().rstrip("。！!?. ")
         for pattern, english in table:
             if m := pattern.match(said):
-                sentence = english.format(x=m.group("x")) + (f" as {m.group('as')}" if m.groupdict().get("as") else "") + "."
+                parts[n] = english.format(x=m.group("x")) + (f" as {m.group('as')}" if m.groupdict().get("as") else "") + "."
+                # (the English sentence stands apart from its neighbours, which may be written with no space)
+                for side, neighbour in ((n - 1, n - 2), (n + 1, n + 2)):
+                    if 0 <= neighbour < len(parts) and parts[neighbour].strip() and not parts[side]:
+                        parts[side] = " "
                 break
-        out.append(sentence)
-    return " ".join(o for o in out if o)
+    return "".join(parts)
 
 
 # Where the team's system runs, said whole ("Unser Staging-Server läuft auf Port 8443", "Vår CI körs
@@ -209,7 +232,7 @@ _KO_END = r"(?:하고\s*있어요|하고\s*있습니다|해요|합니다|한다|
 _KO: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_KO_I}(?P<x>[A-Za-z][\w.+#-]*(?:\s+[A-Za-z0-9][\w.+#-]*)?)(?:로|으로|를|을)\s+(?:\S+\s+)*?(?:사용|개발|작업|만들|쓰)\S*(?:\s*있어요|\s*있습니다|\s*있다)?$"), "I use {x}"),
     (re.compile(r"^(?:제|내)\s*이름은\s*(?P<x>[^\s은는이가]+?)(?:입니다|이에요|예요|이야|야)$"), "my name is {x}"),
-    (re.compile(rf"^{_KO_I}(?P<x>\S+?)에서\s*일(?:하고\s*있어요|하고\s*있습니다|해요|합니다)$"), "I work at {x}"),
+    (re.compile(rf"^{_KO_I}(?P<x>{_LATIN_NAME}|\S+?회사)\s*에서\s*일(?:하고\s*있어요|하고\s*있습니다|해요|합니다)$"), "I work at {x}"),
     (re.compile(rf"^{_KO_I}(?P<x>\S+?)에\s*(?:살고\s*있어요|살고\s*있습니다|살아요|삽니다)$"), "I live in {x}"),
 )
 _KO_SCRIPT, _KO_ENDS = r"[\uac00-\ud7a3]", r"(?<=[.!?])\s+"
@@ -229,7 +252,7 @@ def in_english(text: str) -> str:
         if said != text:
             # "Uso Neovim como editor": what the thing is used as
             # (and what the user works as where they work: "Pracuję w Allegro jako inżynier" -> "I work at Allegro as inżynier")
-            said = re.sub(rf"(?i)(?<=\S)\s+{as_word}\s+(?=\w)", " as ", said) if "I use" in said or "I work at" in said else said
+            said = re.sub(rf"(?i)(?<=\S)\s+{as_word}\s+(?=\w)", " as ", said) if "I use" in said or "I work at" in said or "I work in" in said else said
             # "ich benutze jetzt Helix": "now" where English says it, at the clause's end ("I use Helix now")
             text = re.sub(rf"(?i)\s+(?:{now}|{_NOW_MARK})(?![\w'])(?P<rest>[^,.;!?]*?)(?=,|\s+and\s|[.;!?]|$)", lambda m: f"{m.group('rest')} now", said)
     return text
