@@ -2134,6 +2134,24 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/このリポジトリのルール.md": "- このリポジトリのルール!; Never force-push",
                   "preferences/default/force-push.md": "- Never force-push", "preferences/default/push_to_main.md": "- Never push to main",
                   "preferences/default/run_linter.md": "- Always run the linter before committing"}, None, id="a-cjk-word-keeps-the-texts-lines"),
+    # (review rev20) "our K is V" is the team's value only where V is one of the work's: a family's ages and names, and a
+    # day, stay notes; a measure's figure, a figure with its unit and a named convention are still the team's
+    pytest.param(["Our son is 3", "Our dog is Max", "Our wedding is in September", "Our kids are 5 and 7", "Our deadline is Friday",
+                  "Our max line length is 100", "Our naming convention is Title Case", "Our timeout is 30 seconds"],
+                 {f"events/{TODAY:%Y/%m/%d}/deadline.md": "- Our deadline is Friday", f"events/{TODAY:%Y/%m/%d}/dog.md": "- Our dog is Max",
+                  f"events/{TODAY:%Y/%m/%d}/kids.md": "- Our kids are 5 and 7", f"events/{TODAY:%Y/%m/%d}/son.md": "- Our son is 3",
+                  f"events/{TODAY:%Y/%m/%d}/wedding.md": "- Our wedding is in September",
+                  "profile.md": "- Team's max line length: 100\n- Team's naming convention: Title Case\n- Team's timeout: 30 seconds"}, None,
+                 id="a-familys-values-and-a-day-are-no-teams-value"),
+    # (review rev20) "No," alone opens a correction of the team's value, as "no wait," does
+    pytest.param(["Our target frame rate is 30 fps", "No, the target frame rate is 60 fps", "Our max PR size is 400 lines",
+                  "No, our max PR size is 600 lines"],
+                 {"profile.md": "- Team's target frame rate: 60 fps\n- Team's max PR size: 600 lines"}, None, id="no-alone-corrects-a-teams-value"),
+    # (review rev20) a plural is a kind of the work only when it names a thing of the work, with its sort
+    pytest.param(["Cats need Vitamin D", "Headphones need USB-C", "Most tests use Mocks", "Integration tests need Docker 24"],
+                 {"entities/systems/integration_tests.md": "# Integration tests\n\n- Need Docker 24",
+                  f"events/{TODAY:%Y/%m/%d}/cats.md": "- Cats need Vitamin D", f"events/{TODAY:%Y/%m/%d}/headphones.md": "- Headphones need USB-C",
+                  f"events/{TODAY:%Y/%m/%d}/most_tests_use.md": "- Most tests use Mocks"}, None, id="a-plural-of-no-work-is-no-system"),
 ]
 
 

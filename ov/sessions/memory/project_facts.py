@@ -11,11 +11,17 @@ as the day's event. Three shapes, each read only when asked to remember (``ov re
 - what a kind of the work is built with: "Firmware builds use arm-none-eabi-gcc 12.2 with CMake",
   "Release builds target Android 14" -> entities/systems/firmware_builds.md: "Use arm-none-eabi-gcc
   12.2 with CMake" (what it uses names a version or a name: "Tests use too much memory" is a
-  complaint, kept as a note);
+  complaint, kept as a note). The kind is a thing of the work said with what sort it is ("firmware
+  builds", "backend services", "integration tests"): "Cats need Vitamin D", "Headphones need USB-C"
+  and "Most tests use Mocks" name no kind of the work, and stay notes;
 - a value the team set, and its changes: "Our target frame rate is 30 fps" -> profile: "Team's
   target frame rate: 30 fps"; "we raised the target frame rate to 60 fps" and a correction's "no,
-  the target frame rate is 120 fps" put theirs in its place (one line per key). A value is a
-  figure or a name: "our code is a mess" is a remark, kept as a note.
+  the target frame rate is 120 fps" (or "no wait, ...") put theirs in its place (one line per key).
+  A value is a figure or a name: "our code is a mess" is a remark, kept as a note. A figure alone is
+  the value of a measure ("our retry limit is 5"), a figure with its unit of any key ("30 fps",
+  "two weeks"), a name of a key of more than one word ("naming convention"); so "Our son is 3", "Our
+  kids are 5 and 7", "Our dog is Max" say nothing of the team's work, and a day or a month is when
+  something happens ("Our deadline is Friday", "Our wedding is in September"): all stay notes.
 
 A day, a passing state ("slow", "broken") or something that happened keeps the text a dated note:
 "the build is slow today" is the day's, not the project's.
@@ -29,7 +35,7 @@ from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment
 from ov.sessions.memory.statement import Statement, informative
-from ov.sessions.memory.systems import NOT_NAMES, entity_fact, names_a_system
+from ov.sessions.memory.systems import DAY_NAME, NOT_NAMES, entity_fact, names_a_system
 
 _DAY_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|now|currently|at\s+the\s+moment|right\s+now|\d{4}-\d{2}-\d{2}|"
@@ -42,10 +48,11 @@ _LABELLED_RE = re.compile(
     r"(?P<label>conventions?|rules?|style|policy|standards?|guidelines?)\s*(?::|\s[\u2013\u2014-])\s*(?P<x>\S.{2,200})$"
 )
 
-# "Firmware builds use arm-none-eabi-gcc 12.2 ...": a kind of the work (a plural, no determiner) and
-# what it is built with.
+# "Firmware builds use arm-none-eabi-gcc 12.2 ...": a kind of the work (a plural, no determiner, a word
+# for its sort before it) and what it is built with.
 _TOOLING_RE = re.compile(
-    r"(?i)^(?P<kind>(?!(?:the|these|those|my|your|our|their|some|all|they|we|you|i|people|users|kids)\b)[\w-]+(?:\s+[\w-]+){0,2}?s)\s+"
+    r"(?i)^(?P<kind>(?!(?:the|these|those|my|your|our|their|some|all|most|many|few|several|both|each|every|other|more|any|no|they|we|you|i|"
+    r"people|users|kids)\b)[\w-]+(?:\s+[\w-]+){1,2}?s)\s+"
     r"(?P<pred>(?:use|run(?:\s+on)?|target|require|need|depend\s+on|are\s+built\s+(?:with|on)|build\s+with|compile\s+with)\s+(?P<x>\S.{0,150}))$"
 )
 
@@ -63,6 +70,27 @@ _SET_VALUE_RE = re.compile(
     rf"changed|set|dropped|upped|doubled|halved)\s+(?:the|our)\s+{_KEY}\s+(?:from\s+[^,;]{{1,30}}?\s+)?to\s+(?P<v>[^,;]{{1,40}}?)[.!]*$"
 )
 _NO_RE = re.compile(r"(?i)^no\s*[,.!-]*\s+")
+# "No, ...": a correction's lead of its own before a team's value ("No, the target frame rate is 60 fps").
+_NO_LEAD_RE = re.compile(r"(?i)^no\s*[,.!\u2013\u2014-]+\s*")
+# What a kind of the work is: a thing made, run or shipped ("firmware builds", "backend services").
+_WORK_KINDS = frozenset((
+    "build", "test", "suite", "image", "container", "release", "deploy", "deployment", "binary", "package", "module", "library",
+    "script", "function", "lambda", "runner", "node", "pod", "task", "dag", "notebook", "client", "microservice", "tool", "check",
+    "migration", "bundle", "artifact", "target", "crate", "plugin", "extension", "component", "project", "product", "device", "board",
+))
+# A figure with its unit ("30 fps", "two weeks", "99.9%"), not one alone or in a list ("3", "5 and 7").
+_FIGURE_WITH_UNIT_RE = re.compile(
+    r"(?i)(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+    r"hundred|thousand|million))\s*(?:%|(?!(?:and|or|to|old)\b)[^\W\d_])"
+)
+# What a figure alone is the value of: a measure ("retry limit", "max line length", "coverage threshold").
+_MEASURE_RE = re.compile(
+    r"(?i)\b(?:limit|size|length|rate|count|budget|threshold|timeout|ttl|quota|cap|max(?:imum)?|min(?:imum)?|target|goal|ratio|"
+    r"coverage|version|level|interval|window|duration|frequency|cadence|port|sla|slo|number|amount|capacity|retention|depth|"
+    r"concurrency|replicas|retries|score|latency|uptime|velocity|width|percentage)$"
+)
+# When something happens, not a value: a day or a month ("Friday", "in September").
+_WHEN_RE = re.compile(rf"(?i)\b{DAY_NAME}\b|\b(?:weekend|tonight|noon|midnight)\b|\d{{1,2}}(?:st|nd|rd|th)\b")
 
 
 def project_fact(body: str, restore, subject: str, *, corrected: bool = False) -> Statement | None:
@@ -91,13 +119,16 @@ def _tooling(body: str, restore) -> Statement | None:
     if match is None or not re.search(r"\d|(?-i:[A-Z])", match.group("x")) or re.search(r"(?i)\b(?:was|were|too|much|many)\b", match.group("x")):
         return None
     kind = restore(match.group("kind"))
-    if names_a_system(kind.split()[-1]) and len(kind.split()) == 1:
-        return None  # ("Servers run Debian 12": whose servers? a system needs its name)
+    head = kind.split()[-1].lower()
+    if not (names_a_system(head) or {head[:-1], head[:-2], head[:-3] + "y"} & _WORK_KINDS):
+        return None  # ("Wireless headphones need USB-C": no thing of the work)
     return entity_fact(kind, restore(match.group("pred")).rstrip(".!"))
 
 
 def _value(body: str, restore, *, corrected: bool) -> Statement | None:
     said = _NO_RE.sub("", body) if corrected else body
+    if not corrected and (no := _NO_LEAD_RE.match(body)):
+        said, corrected = body[no.end() :], True
     match = _SET_VALUE_RE.match(said) or _OUR_VALUE_RE.match(said)
     if match is None or (match.groupdict().get("det", "our").lower() == "the" and not corrected):
         return None
@@ -105,4 +136,6 @@ def _value(body: str, restore, *, corrected: bool) -> Statement | None:
     key = key[0].lower() + key[1:] if not key.split()[0].isupper() else key  # ("our API rate limit": its name kept)
     if names_a_system(key.split()[-1]) or not _VALUE_RE.search(value) or len(value.split()) > 6 or re.match(r"(?i)\w+(?:ed|ing)\b", value):
         return None  # (a system's fact is facts._system_fact's; "our code is a mess" names no value, "is rotated monthly" says what is done)
+    if _WHEN_RE.search(value) or not (_FIGURE_WITH_UNIT_RE.search(value) or _MEASURE_RE.search(key) or (re.search(r"(?-i:[A-Z])", value) and len(key.split()) > 1)):
+        return None  # ("Our son is 3", "Our dog is Max", "Our deadline is Friday": see the module's doc)
     return Statement("profile", f"Team's {key}: ", value, ("profile", f"team's {key}"), {})
