@@ -2152,6 +2152,41 @@ CASES = [
                  {"entities/systems/integration_tests.md": "# Integration tests\n\n- Need Docker 24",
                   f"events/{TODAY:%Y/%m/%d}/cats.md": "- Cats need Vitamin D", f"events/{TODAY:%Y/%m/%d}/headphones.md": "- Headphones need USB-C",
                   f"events/{TODAY:%Y/%m/%d}/most_tests_use.md": "- Most tests use Mocks"}, None, id="a-plural-of-no-work-is-no-system"),
+    # (review rev20) an amount or a place in a course is no role: a state said "right now" stays a note; a role still holds
+    pytest.param(["I'm a couple of commits behind right now", "I'm an hour into debugging right now", "I'm a few minutes late right now",
+                  "I'm a freelancer at the moment"],
+                 {f"events/{TODAY:%Y/%m/%d}/couple_of_commits.md": "- I'm a couple of commits behind right now",
+                  f"events/{TODAY:%Y/%m/%d}/few_minutes_late.md": "- I'm a few minutes late right now",
+                  f"events/{TODAY:%Y/%m/%d}/hour.md": "- I'm an hour into debugging right now", "profile.md": "- Is a freelancer"}, None,
+                 id="a-state-right-now-is-no-role"),
+    # (review rev20) a report, a courtesy or one's plans said "No ..., thanks" is nothing avoided; a thing of the work still is
+    pytest.param(["No errors in the logs, thanks", "No tests failed, thanks", "No hard feelings, thanks", "No harm done, thanks",
+                  "No plans for the weekend, thanks", "No nested ternaries, thanks"],
+                 {f"events/{TODAY:%Y/%m/%d}/errors.md": "- No errors in the logs", f"events/{TODAY:%Y/%m/%d}/hard_feelings.md": "- No hard feelings",
+                  f"events/{TODAY:%Y/%m/%d}/harm_done.md": "- No harm done", f"events/{TODAY:%Y/%m/%d}/plans.md": "- No plans for the weekend",
+                  f"events/{TODAY:%Y/%m/%d}/tests.md": "- No tests failed", "preferences/default/nested_ternaries.md": "- Avoid nested ternaries"}, None,
+                 id="a-report-or-a-courtesy-is-nothing-avoided"),
+    # (review rev20) something sent is nothing left, and what holds after a switch's first half is read on its own
+    pytest.param(["I use Slack", "I dropped Alice a message, I'll wait for her answer", "I ditched Slack, now I'm on Discord"],
+                 {f"events/{TODAY:%Y/%m/%d}/alice_message.md": "- I dropped Alice a message, I'll wait for her answer",
+                  "profile.md": "- No longer uses Slack\n- Will wait for her answer\n- Is on Discord"}, None,
+                 id="a-message-dropped-is-nothing-left-and-now-is-read"),
+    # (review rev20) an imperative on a kind of thing that says where or how is a convention, kept; a task is still refused
+    pytest.param(["Log all errors to Sentry", "Put the tests next to the code", "Convert all dates to ISO 8601", "Build the images with buildx",
+                  "Run the whole suite in CI", ("refused", "Upgrade all packages"), ("refused", "bump the version in pyproject.toml and tag the release"),
+                  ("refused", "please tidy up the imports in that module")],
+                 {f"events/{TODAY:%Y/%m/%d}/build_images.md": "- Build the images with buildx",
+                  f"events/{TODAY:%Y/%m/%d}/convert_all_dates.md": "- Convert all dates to ISO 8601",
+                  f"events/{TODAY:%Y/%m/%d}/log_all_errors.md": "- Log all errors to Sentry",
+                  f"events/{TODAY:%Y/%m/%d}/put_tests_next.md": "- Put the tests next to the code",
+                  f"events/{TODAY:%Y/%m/%d}/run_whole_suite.md": "- Run the whole suite in CI"}, None, id="a-convention-said-as-an-imperative-is-kept"),
+    # (review rev20) a saying ranks no things; a ranking no rule reads is a note in the words typed
+    pytest.param(["Done is better than perfect", "Something is better than nothing", "Late is better than never", "Postgres beats MySQL for this",
+                  "pytest is better than unittest"],
+                 {f"events/{TODAY:%Y/%m/%d}/done.md": "- Done is better than perfect", f"events/{TODAY:%Y/%m/%d}/late.md": "- Late is better than never",
+                  f"events/{TODAY:%Y/%m/%d}/postgres_beats_mysql.md": "- Postgres beats MySQL for this",
+                  f"events/{TODAY:%Y/%m/%d}/something.md": "- Something is better than nothing", "preferences/default/pytest.md": "- Prefers pytest over unittest"},
+                 None, id="a-saying-is-no-choice-and-a-note-keeps-the-words-typed"),
 ]
 
 

@@ -284,8 +284,10 @@ _LEFT_BEHIND_RE = re.compile(
 def _left_behind(part: str) -> str | None:
     """What ``part`` only says the user left, named ("I ditched CLion": "CLion"); else None. (Not a
     day's: "I ditched CLion yesterday" is a happening, kept whole.)"""
+    from ov.sessions.memory.casual import a_thing_left
+
     left = _LEFT_BEHIND_RE.match(part.strip())
-    if left is None or re.search(r"(?i)\b(?:today|yesterday|tomorrow|ago|last|this)\b", part):
+    if left is None or re.search(r"(?i)\b(?:today|yesterday|tomorrow|ago|last|this)\b", part) or not a_thing_left(left.group("x")):
         return None
     return left.group("x")
 

@@ -108,22 +108,38 @@ _BARE_CHANGE_RE = re.compile(
 
 # "I'm a freelancer with two clients at the moment: ...", "I work at Acme right now": the user's role
 # or work, said to hold now, as "now" says it (markers); a state's "at the moment" ("I'm busy at the
-# moment") is of the moment, and "for now" says it will end (both kept).
+# moment") is of the moment, and "for now" says it will end (both kept). A role is no amount ("a couple
+# of commits", "an hour", "a few minutes") and no place in a course ("behind", "late", "into debugging"):
+# "I'm a few minutes late right now" is a state, kept with its "right now".
+_AMOUNT = r"bit|little|tad|lot|mess|wreck|couple|few|handful|bunch|number|dozen|half|quarter|hour|minute|second|moment|day|week|month|year|step|mile|way|long"
+_UNDER_WAY = r"behind|late|ahead|early|into|away|short|overdue|halfway|through|past|done|stuck|busy"
 _ROLE_NOW_RE = re.compile(
-    r"(?i)\b(?P<role>I(?:'m|\u2019m|\s+am)\s+(?:a|an)\s+(?!(?:bit|little|tad|lot|mess|wreck)\b)[^.;:!?()]*?|I\s+work\s+(?:at|for|as|on|with)\s+[^.;:!?()]*?)"
+    rf"(?i)\b(?P<role>I(?:'m|\u2019m|\s+am)\s+(?:a|an)\s+(?!(?:{_AMOUNT})\b)(?![^.;:!?()]*?\b(?:{_UNDER_WAY})\b)[^.;:!?()]*?|"
+    r"I\s+work\s+(?:at|for|as|on|with)\s+[^.;:!?()]*?)"
     r"\s*,?\s+(?:at\s+the\s+moment|right\s+now|currently)\b(?!\s+(?:busy|free|away|out|off))"
 )
 
 
 # "I've given up on Emacs, my editor is Zed now": the half of a switch that names what was left, before
 # the half that says what holds now, is "I no longer use Emacs" (a rule would read "Has given up on
-# Emacs" beside the new line; with no second half, what was left keeps its own words).
+# Emacs" beside the new line; with no second half, what was left keeps its own words). What was left
+# is a name or a word, never one with a determiner after it ("I dropped Alice a message": a message sent);
+# the second half says what holds, not what one will do ("..., I'll wait for her answer"), and is read
+# as a sentence of its own ("I ditched Slack, now I'm on Discord": "Is on Discord" too).
+_DETERMINER = r"the|a|an|my|our|your|this|that|it|them|some|all|any|everything|her|his|their"
 _LEFT_THEN_RE = re.compile(
     r"(?i)(?:^|(?<=[.!;]\s))I(?:'ve|\u2019ve|\s+have)?\s+(?:(?:just|finally|recently)\s+)?(?:ditched|dropped|gave\s+up(?:\s+on)?|"
     r"given\s+up(?:\s+on)?|abandoned|got\s+rid\s+of|stopped\s+using|uninstalled|dumped)\s+"
-    r"(?P<x>(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+){0,2}?|(?!(?:the|a|an|my|our|your|this|that|it|them|some|all|any|everything)\b)[\w.+#-]+)"
-    r"\s*[,;]\s+(?=(?:my|I|I'm|we|we're|now)\b)"
+    rf"(?P<x>(?-i:[A-Z])[\w.+#-]*(?:\s+(?!(?:{_DETERMINER})\b)[\w.+#-]+){{0,2}}?|(?!(?:{_DETERMINER})\b)[\w.+#-]+)"
+    r"\s*[,;]\s+(?=(?:my|I|I'm|we|we're|now)\b)(?!I['\u2019](?:ll|d)\b|I\s+(?:will|would|might|may|should|could|can|must|shall)\b|"
+    r"we['\u2019](?:ll|d)\b|we\s+(?:will|would|might|may|should|could|can|must|shall)\b)"
 )
+
+
+def a_thing_left(x: str) -> bool:
+    """Whether ``x``, named as what the user left ("I dropped X"), is a thing: no determiner after
+    its first word ("I dropped Alice a message" sent one; remember._left_behind asks too)."""
+    return not re.search(rf"(?i)\s(?:{_DETERMINER})\b", x)
 
 
 def owned(text: str) -> str:
@@ -131,7 +147,7 @@ def owned(text: str) -> str:
     clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm";
     and with "I" before a change that opens one ("switched to fish" -> "I switched to fish")."""
     text = _ROLE_NOW_RE.sub(lambda m: m.group("role"), text)
-    text = _LEFT_THEN_RE.sub(lambda m: f"I no longer use {m.group('x')}, ", text)
+    text = _LEFT_THEN_RE.sub(lambda m: f"I no longer use {m.group('x')}. ", text)
     text = _BARE_CHANGE_RE.sub("I ", text)
     text = _BARE_NAME_RE.sub("my name is ", text)
     return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
@@ -150,6 +166,13 @@ _BEATS_RE = re.compile(
     rf"(?i)^(?P<a>{_CHOICE})\s+(?:beats|trumps|wins\s+over|is\s+(?:way\s+|much\s+|far\s+)?better\s+than|are\s+(?:way\s+|much\s+|far\s+)?better\s+than)"
     rf"\s+(?P<b>{_CHOICE})(?:[\s,]+(?:hands\s+down|by\s+far))?{_CHOICE_TAIL}$"
 )
+# What a saying ranks, not a thing one chooses: a time, an amount or a quality said alone ("Done is better
+# than perfect", "Something is better than nothing", "Late is better than never", "Simple is better than complex").
+_SAID_OF_ANYTHING = frozenset((
+    "something", "nothing", "anything", "everything", "none", "never", "always", "late", "later", "early", "sooner", "soon", "now",
+    "less", "more", "done", "perfect", "good", "bad", "better", "worse", "simple", "complex", "slow", "fast", "safe", "sorry",
+    "explicit", "implicit", "flat", "nested", "sparse", "dense", "beautiful", "ugly", "small", "big", "right", "wrong", "enough",
+))
 # "dark mode please", "spaces pls": a thing asked for alone, as a standing choice.
 _PLEASE_RE = re.compile(rf"(?i)^(?P<a>{_CHOICE})[\s,]+(?:please|pls|plz)(?:[\s,]+(?:always|by\s+default|for\s+me))*[\s.!]*$")
 # Words a bare choice never opens on: who or what is pointed at, a verb (what is asked for now, or
@@ -188,6 +211,8 @@ def preferred(clause: str) -> str:
         return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}"
     for shape in (_OVER_RE, _BEATS_RE):
         if (over := shape.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b"), chosen=False) and (shape is _OVER_RE or not re.search(r"\d", clause)):
+            if shape is _BEATS_RE and any(side.lower() in _SAID_OF_ANYTHING or is_past(side) for side in (over.group("a"), over.group("b"))):
+                return clause  # a saying
             return f"I prefer {over.group('a')} over {over.group('b')}"
     return clause
 
@@ -195,7 +220,9 @@ def preferred(clause: str) -> str:
 # "No emojis in commit messages, thanks", "please, no trailing commas", "no more console.log calls in
 # committed code, please": a thing not wanted, for good,
 # which "avoid" says as an instruction. Not an answer's "no" ("No worries, thanks", "No need, thanks",
-# "No luck so far, thanks"), nor one of the moment ("no errors this time, thanks").
+# "No luck so far, thanks", "No hard feelings, thanks"), nor one of the moment ("no errors this time, thanks"),
+# nor a report: what a check finds ("No errors in the logs", "No warnings"), one's own plans, or a clause
+# with its verb ("No tests failed", "No harm done").
 _NO_THANKS_RE = re.compile(
     r"(?i)^(?:(?P<please>please|pls|plz)[,\s]+)?no\s+(?:more\s+(?=\w))?(?P<x>[^\W\d][^,;:!?]{0,80}?)"
     r"(?:(?P<thanks>(?:[\s,]+(?:thanks|thank\s+you|thx|please|pls|plz|for\s+me))+)[\s.!]*|[\s.!]*)$"
@@ -205,7 +232,11 @@ _NOT_UNWANTED = frozenset((
     "pressure", "doubt", "one", "longer", "more", "matter", "wonder", "kidding", "change", "changes", "offense", "offence", "big",
     "biggie", "sweat", "stress", "reason", "questions", "question", "comment", "comments", "objection", "objections", "difference",
     "chance", "time", "help", "issue", "issues", "i", "it", "that", "this", "not", "go", "dice", "joke", "deal", "bother",
+    "hard", "harm", "feelings", "plan", "plans", "error", "errors", "failure", "failures", "warning", "warnings", "bug", "bugs",
+    "crash", "crashes", "complaints", "complaint",
 ))
+# The participles a report's clause ends on beyond the "-ed" of verbs.is_past ("No harm done", "nothing seen").
+_PARTICIPLES = frozenset(("done", "seen", "taken", "broken", "gone", "given", "made", "written", "shown", "known", "run", "left"))
 _OF_THE_MOMENT = re.compile(r"(?i)\b(?:this|that|now|today|yet|so\s+far|any\s?more|anymore|here|there|left|found|again)\b")
 # An offer declined in chat is no thing not wanted for good: "No coffee for me, thanks", "No sugar, thanks".
 _OFFERED = re.compile(r"(?i)^(?:coffee|tea|sugar|milk|cream|ice|water|beer|wine|dessert|cake|snacks?|food|lunch|dinner|breakfast|seconds)$")
@@ -222,8 +253,10 @@ def asked_for(clause: str) -> str | None:
     if unwanted and (unwanted.group("please") or unwanted.group("thanks")):
         x = unwanted.group("x").strip()
         # (what is not wanted may open on a verb's word: "no print statements", "no force pushes")
-        if (x.split()[0].lower() not in _NOT_UNWANTED and len(x.split()) <= 10 and not _OF_THE_MOMENT.search(x) and not _OFFERED.match(x)
-                and _a_choice(x, chosen=False)):
+        words = x.split()
+        said = len(words) > 1 and (is_past(words[1]) or words[1].lower() in _PARTICIPLES)  # "No tests failed": a report
+        if (words[0].lower() not in _NOT_UNWANTED and len(words) <= 10 and not _OF_THE_MOMENT.search(x) and not _OFFERED.match(x)
+                and not said and _a_choice(x, chosen=False)):
             return f"Avoid {x}"
     return None
 
