@@ -234,12 +234,12 @@ def extract_explicit(
             # (the user's own heading goes before the clauses are told apart: "Big news - I ..." is one clause)
             for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(lead.body)))))):
                 clause = as_instruction(tx.without_aside(quoted.own_words(opening(tx.clean(clause)).body)))
-                clause = casual.preferred(clause) if asked else clause
+                typed, clause = clause, casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):
                     marker = f"{clause}, "  # "Scratch that - my last name is ...": the marker opens the clause after it
                     continue
                 asked_again = ask and not marker and (n == 0 or not asked) and without_ask(clause) == clause
-                _read_clause(f"{ask}{clause}" if asked_again else marker + clause, restore, ctx, found)
+                _read_choice(clause, typed, (f"{ask}" if asked_again else marker), restore, ctx, found)
                 marker = ""
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []
@@ -260,6 +260,23 @@ def _restorer(spans: list[str], day: datetime):
         return tx.absolute_dates(tx.clean(tx.unmask(fragment, spans)), day)
 
     return restore
+
+
+def _read_choice(clause: str, typed: str, lead: str, restore, ctx: Context, found: list[Statement]) -> None:
+    """Read ``lead + clause``, where ``clause`` may be ``typed`` said as a choice ("Postgres beats
+    MySQL" -> "I prefer Postgres over MySQL"): when no rule reads the choice but as a note, the note
+    keeps the words typed ("Postgres beats MySQL for this")."""
+    if clause == typed:
+        _read_clause(lead + clause, restore, ctx, found)
+        return
+    trial, notes = list(found), len(ctx.unread) if ctx.unread is not None else 0
+    _read_clause(lead + clause, restore, ctx, trial)
+    if all(s.memory_type == "events" for s in trial[len(found) :]):
+        if ctx.unread is not None:
+            del ctx.unread[notes:]
+        _read_clause(lead + typed, restore, ctx, found)
+    else:
+        found[:] = trial
 
 
 def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> None:

@@ -50,6 +50,15 @@ _STANDING_RE = re.compile(
     r"remember|note|today|tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next\s+(?:week|month|sprint)|"
     r"january|february|march|april|june|july|august|september|october|november|december|\d{4}-\d{2}-\d{2})\b"
 )
+# A convention said as an imperative: a kind of thing ("all errors", "the tests", "the whole suite";
+# not "the version", "this file", "it") and where or how, always ("to Sentry", "with buildx", "in CI",
+# "next to the code"): "Log all errors to Sentry" is how to work for good, "Upgrade all packages" and
+# "bump the version in pyproject.toml" a task (a chain of them, "... and run it", is one too).
+_KIND_HOW_RE = re.compile(
+    rf"(?i)^{_FILLER}(?:{_TASK_VERBS})\s+(?:(?P<all>all\s+(?:the\s+)?|the\s+whole\s+|every\s+)|the\s+)(?P<kind>[\w-]+(?:\s+[\w-]+){{0,2}}?)"
+    r"\s+(?:to|with|in|into|next\s+to|under|via|using|through|as)\s+(?!(?:it|this|that|them)\b)\S"
+)
+_CHAINED_RE = re.compile(rf"(?i)\b(?:and|then)\s+(?:{_TASK_VERBS})\b")
 # Thinking aloud: a filler, then what the user will do about the moment, naming nothing.
 _ALOUD_RE = re.compile(
     rf"(?i)^{_FILLER}(?:let\s+me\s+(?:think|check|see|look|try|figure|sleep|mull|get\s+back)|let's\s+see|let\s+us\s+see|"
@@ -81,7 +90,16 @@ def of_the_moment(text: str) -> bool:
         return True
     if _ALOUD_RE.match(said):
         return _aloud(said)
-    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?")
+    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?") and not _a_convention(said)
+
+
+def _a_convention(said: str) -> bool:
+    """Whether ``said``, an imperative, is a convention on a kind of thing (see _KIND_HOW_RE)."""
+    kind = _KIND_HOW_RE.match(said)
+    if kind is None or _CHAINED_RE.search(said):
+        return False
+    head = kind.group("kind").split()[-1].lower()
+    return bool(kind.group("all")) or (head.endswith("s") and not head.endswith("ss"))
 
 
 def guessed_aloud(text: str) -> bool:
