@@ -310,7 +310,8 @@ def find_target(lines: Sequence[str], probe: str, *, negation: bool = False) -> 
     """The index of the one line ``probe`` corrects, or None when it cannot be told. A
     ``negation``'s probe ("uses Jenkins" of "No longer uses Jenkins") corrects only a line naming
     what it negates, not one sharing its verb alone: "No longer uses bash" is no line saying that
-    Jenkins is used, and was replaced by it (half of "uses Jenkins"'s words)."""
+    Jenkins is used, and was replaced by it (half of "uses Jenkins"'s words). One that names nothing,
+    only points back ("works there" of "I no longer work there"), corrects the line its verb names."""
     items = [(i, split_item(line)[1]) for i, line in enumerate(lines) if is_item(line)]
     key = KEY_RE.match(probe)
     if key:
@@ -327,12 +328,16 @@ def find_target(lines: Sequence[str], probe: str, *, negation: bool = False) -> 
     # "Actually I use Playwright for e2e tests" is no correction of "Uses Jest for unit tests"
     purpose = _purpose(probe)
     items = [(i, body) for i, body in items if purpose is None or _purpose(body) in (None, purpose)]
-    if negation and (negated := content_words(probe.split(None, 1)[1]) if " " in probe.strip() else set()):
+    if negation and (negated := content_words(probe.split(None, 1)[1]) - _POINTING if " " in probe.strip() else set()):
         items = [(i, body) for i, body in items if negated & content_words(body)]
     scored = sorted(((len(words & content_words(body)) / len(words), i) for i, body in items), reverse=True)
     if not scored or scored[0][0] < MIN_OVERLAP or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     return scored[0][1]
+
+
+# Words that point back at what was said rather than name it: "there", "it", "that one".
+_POINTING = frozenset(("there", "here", "it", "this", "that", "these", "those", "them", "one", "ones", "anymore"))
 
 
 def _purpose(text: str) -> str | None:
