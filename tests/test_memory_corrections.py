@@ -2187,6 +2187,11 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/postgres_beats_mysql.md": "- Postgres beats MySQL for this",
                   f"events/{TODAY:%Y/%m/%d}/something.md": "- Something is better than nothing", "preferences/default/pytest.md": "- Prefers pytest over unittest"},
                  None, id="a-saying-is-no-choice-and-a-note-keeps-the-words-typed"),
+    # (review rev20) "no longer" of what points back ("there") ends the line its verb names
+    pytest.param(["I work at Acme", "I no longer work there"], {"profile.md": "- No longer works there"}, None, id="no-longer-there-ends-the-employer"),
+    # (review rev20) "I'm no longer using X", "I'm not using X anymore" end the line using X, as "I no longer use X" does
+    pytest.param(["I use Emacs", "I use bash", "I'm no longer using Emacs", "I use Vim", "I'm not using Vim anymore"],
+                 {"profile.md": "- No longer uses Emacs\n- Uses bash\n- No longer uses Vim"}, None, id="no-longer-using-ends-the-tool"),
 ]
 
 

@@ -101,8 +101,13 @@ TEAM_RE = re.compile(r"^(?:(?P<we>we)(?:\s+|(?='re\s))|our\s+team\s+|my\s+team\s
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
 _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
-_NO_LONGER_RE = re.compile(rf"^(?P<who>I|we)\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)
-_NOT_ANYMORE_RE = re.compile(rf"^(?P<who>I|we)\s+(?:don't|do\s+not|dont)\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+?)\s+any\s?more$", re.I)
+# (said with "I'm ... using" as well: "I'm no longer using Emacs", "we're not using Jira anymore")
+_BE_ING = r"(?:'m|'re|\u2019m|\u2019re|\s+am|\s+are)\s+"
+_ING = r"using|preferring|liking|working"
+_NO_LONGER_RE = re.compile(rf"^(?P<who>I|we)(?:\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})|{_BE_ING}no\s+longer\s+(?P<ing>{_ING}))\s+(?P<x>.+)$", re.I)
+_NOT_ANYMORE_RE = re.compile(
+    rf"^(?P<who>I|we)(?:\s+(?:don't|do\s+not|dont)\s+(?P<verb>{_NEG_VERBS})|{_BE_ING}not\s+(?P<ing>{_ING}))\s+(?P<x>.+?)\s+any\s?more$", re.I
+)
 _STOPPED_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+stopped\s+(?P<verb>using|preferring|liking|working)\s+(?P<x>.+)$", re.I)
 # (a role held alone as well as one of many: "I'm no longer the tech lead", "not on the platform team anymore")
 _NOT_IDENTITY_NOW_RE = re.compile(
@@ -199,7 +204,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
 
 def _negation(clause: str, restore, subject: str) -> Statement | None:
     if m := _NO_LONGER_RE.match(clause) or _NOT_ANYMORE_RE.match(clause) or _STOPPED_RE.match(clause):
-        verb, team = _GERUNDS.get(m.group("verb").lower(), m.group("verb").lower()), m.group("who").lower() == "we"
+        said = m.group("verb") or m.groupdict().get("ing") or ""
+        verb, team = _GERUNDS.get(said.lower(), said.lower()), m.group("who").lower() == "we"
         if team and verb != "use":
             return None  # "we no longer like X", "we don't work Fridays anymore": no change of the team's tools
         lead = f"{'Team no' if team else 'No'} longer {verbs.conjugate(verb)} "
