@@ -2192,6 +2192,12 @@ CASES = [
     # (review rev20) "I'm no longer using X", "I'm not using X anymore" end the line using X, as "I no longer use X" does
     pytest.param(["I use Emacs", "I use bash", "I'm no longer using Emacs", "I use Vim", "I'm not using Vim anymore"],
                  {"profile.md": "- No longer uses Emacs\n- Uses bash\n- No longer uses Vim"}, None, id="no-longer-using-ends-the-tool"),
+    # (review rev20) an upgrade naming the thing before its version replaces the version stored in any shape, whoever said
+    # it; a system's goes on its card
+    pytest.param(["My Python version is 3.10", "I upgraded Python to 3.12", "We use Node 20", "I updated Node from 20 to 22",
+                  "Our API version is 2", "We upgraded the API to 3"],
+                 {"entities/systems/api.md": "# API\n\n- Version is 3", "profile.md": "- Is on Python 3.12\n- Is on Node 22"}, None,
+                 id="an-upgrade-replaces-the-version-in-any-shape"),
 ]
 
 

@@ -221,9 +221,11 @@ def upgraded_to(clause: str, restore) -> Statement | None:
     team on another version of Postgres; None for anything but a thing at a version ("to Buildkite",
     "to Berlin", "to version 2": no thing named). The thing may come before its version ("we
     upgraded Python to 3.12") when it is a name or a known tool, not a setting ("we bumped the
-    timeout to 30")."""
+    timeout to 30"). Whoever said the stored line, the user or the team ("We use Node 20", then "I
+    updated Node from 20 to 22"), and in whichever shape ("Python version: 3.10"), it is replaced;
+    a system of the team's ("we upgraded the API to 3") has its version on its card ("Version is 3")."""
     from ov.sessions.memory.kinds import kind_of
-    from ov.sessions.memory.systems import VERSIONED_RE
+    from ov.sessions.memory.systems import VERSIONED_RE, entity_fact, names_a_system
 
     match = _UPGRADED_RE.match(clause)
     said = match.group("x") if match else ""
@@ -235,7 +237,15 @@ def upgraded_to(clause: str, restore) -> Statement | None:
     versioned = VERSIONED_RE.match(new)
     if not versioned or versioned.group("name").split()[0].lower() in _NO_THING_NAMES:
         return None
-    return on_version(versioned.group("name"), new, team=match.group("who").lower() == "we")
+    name = versioned.group("name")
+    if names_a_system(name.split()[-1]):  # ("the API": the card "Our API version is 2" made holds its version)
+        card = entity_fact(name, f"Version is {new[len(name):].strip()}")
+        card.probes, card.only_amends = ("Version is", "Version:", "Is on version", "Is at version"), True
+        return card
+    stated = on_version(name, new, team=match.group("who").lower() == "we")
+    # (an upgrade replaces the version stored whoever said it: "We use Node 20", then "I updated Node to 22")
+    stated.probes = tuple(dict.fromkeys((*stated.probes, *on_version(name, new, team=None).probes)))
+    return stated
 
 
 _VERSION_LEADS = ("Is using", "Upgraded to", "Updated to", "Moved to", "Migrated to", "Switched to", "Bumped to")
