@@ -60,7 +60,7 @@ from ov.sessions.memory.moves import (
     place_moved,
     system_moved,
 )
-from ov.sessions.memory.project_facts import project_fact
+from ov.sessions.memory.project_facts import a_value_of_the_work, project_fact
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
@@ -223,6 +223,8 @@ def _ours(body: str) -> str | None:
     being = re.match(r"(?i)(?:is|are)\s+(?P<what>\S+)", match.group("pred"))
     if being and not re.search(rf"ed$|en$|[\d:/]|^{UPPER}", being.group("what")):
         return None  # "our code is a mess", "our build is slow": a judgement as often as a fact; "is rotated monthly", "is 3 weeks" hold
+    if being and not re.search(r"(?:ed|en)$|[:/]", being.group("what")) and not a_value_of_the_work(match.group("name"), match.group("pred")[being.start("what") :]):
+        return None  # "Our son is 3", "Our dog is Max", "Our deadline is Friday": no value of the team's work
     return body[re.match(r"(?i)(?:our|our\s+team's|my\s+team's)\s+", body).end() :]
 
 

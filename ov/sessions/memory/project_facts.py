@@ -19,7 +19,8 @@ as the day's event. Three shapes, each read only when asked to remember (``ov re
   the target frame rate is 120 fps" (or "no wait, ...") put theirs in its place (one line per key).
   A value is a figure or a name: "our code is a mess" is a remark, kept as a note. A figure alone is
   the value of a measure ("our retry limit is 5"), a figure with its unit of any key ("30 fps",
-  "two weeks"), a name of a key of more than one word ("naming convention"); so "Our son is 3", "Our
+  "two weeks"), a name of a tool's key or of one of more words ("our tracker is Jira", "naming
+  convention"); so "Our son is 3", "Our
   kids are 5 and 7", "Our dog is Max" say nothing of the team's work, and a day or a month is when
   something happens ("Our deadline is Friday", "Our wedding is in September"): all stay notes.
 
@@ -89,6 +90,12 @@ _MEASURE_RE = re.compile(
     r"coverage|version|level|interval|window|duration|frequency|cadence|port|sla|slo|number|amount|capacity|retention|depth|"
     r"concurrency|replicas|retries|score|latency|uptime|velocity|width|percentage)$"
 )
+# What a name alone is the value of: a tool or a setting of the work ("our tracker is Jira", "our region is EU").
+_TOOL_KEY_RE = re.compile(
+    r"(?i)\b(?:tool|tracker|stack|framework|language|runtime|cloud|provider|host|hosting|registry|linter|formatter|editor|ide|vcs|"
+    r"bundler|orm|database|db|platform|library|chat|wiki|pager|monitoring|cms|crm|os|distro|branch|convention|style|licen[cs]e|"
+    r"region|standard|policy|workflow|process|methodology|model|vendor|service|server|ci|cd)$"
+)
 # When something happens, not a value: a day or a month ("Friday", "in September").
 _WHEN_RE = re.compile(rf"(?i)\b{DAY_NAME}\b|\b(?:weekend|tonight|noon|midnight)\b|\d{{1,2}}(?:st|nd|rd|th)\b")
 
@@ -136,6 +143,16 @@ def _value(body: str, restore, *, corrected: bool) -> Statement | None:
     key = key[0].lower() + key[1:] if not key.split()[0].isupper() else key  # ("our API rate limit": its name kept)
     if names_a_system(key.split()[-1]) or not _VALUE_RE.search(value) or len(value.split()) > 6 or re.match(r"(?i)\w+(?:ed|ing)\b", value):
         return None  # (a system's fact is facts._system_fact's; "our code is a mess" names no value, "is rotated monthly" says what is done)
-    if _WHEN_RE.search(value) or not (_FIGURE_WITH_UNIT_RE.search(value) or _MEASURE_RE.search(key) or (re.search(r"(?-i:[A-Z])", value) and len(key.split()) > 1)):
+    if not a_value_of_the_work(key, value):
         return None  # ("Our son is 3", "Our dog is Max", "Our deadline is Friday": see the module's doc)
     return Statement("profile", f"Team's {key}: ", value, ("profile", f"team's {key}"), {})
+
+
+def a_value_of_the_work(key: str, value: str) -> bool:
+    """Whether ``value``, a figure or a name said of "our ``key``", is a value of the team's work (see
+    the module's doc): "30 fps", a measure's "5", a convention's "Title Case"; not "our son"'s "3",
+    "our dog"'s "Max", nor a day ("Friday", "in September")."""
+    if _WHEN_RE.search(value):
+        return False
+    named = re.search(r"(?-i:[A-Z])", value)
+    return bool(_FIGURE_WITH_UNIT_RE.search(value) or _MEASURE_RE.search(key) or (named and (len(key.split()) > 1 or _TOOL_KEY_RE.search(key))))
