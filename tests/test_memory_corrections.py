@@ -2114,10 +2114,10 @@ CASES = [
     # too: only a name (a capital, or in Japanese and Korean Latin letters or a company's word) is one
     pytest.param(["I work at Acme", "家で働いています", "집에서 일해요", "Jag jobbar på natten", "Jag jobbar för mig själv", "Я работаю на себя",
                   "Lavoro al computer tutto il giorno"],
-                 {f"events/{TODAY:%Y/%m/%d}/jag_jobbar_för.md": "- Jag jobbar för mig själv", f"events/{TODAY:%Y/%m/%d}/jag_jobbar_på.md": "- Jag jobbar på natten",
-                  f"events/{TODAY:%Y/%m/%d}/lavoro_al_computer.md": "- Lavoro al computer tutto il giorno", f"events/{TODAY:%Y/%m/%d}/я_работаю_на.md": "- Я работаю на себя",
+                 {f"events/{TODAY:%Y/%m/%d}/lavoro_al_computer.md": "- Lavoro al computer tutto il giorno",
                   f"events/{TODAY:%Y/%m/%d}/家で働いています.md": "- 家で働いています", f"events/{TODAY:%Y/%m/%d}/집에서_일해요.md": "- 집에서 일해요",
-                  "profile.md": "- Works at Acme"}, None, id="working-at-home-at-night-or-for-oneself-is-no-employer-in-any-script"),
+                  "profile.md": "- Works at Acme\n- Jag jobbar på natten\n- Jag jobbar för mig själv\n- Я работаю на себя"}, None,
+                 id="working-at-home-at-night-or-for-oneself-is-no-employer-in-any-script"),
     # (review rev20) the word that says where one is opens "I work in" (a line of its own): a city or a language is no
     # employer; a word said of an employer still replaces the stored one
     pytest.param(["I work at Acme", "Lavoro a Milano come sviluppatore", "Pracuję w Krakowie", "Lavoro in Python da dieci anni",
@@ -2130,7 +2130,7 @@ CASES = [
     # (review rev20) one Korean or Japanese word in a text leaves its lines as they are: the rules under it are read
     pytest.param(["Team notes (팀 노트).\n- Never push to main\n- Always run the linter before committing",
                   "このリポジトリのルール!\n- Never force-push"],
-                 {f"events/{TODAY:%Y/%m/%d}/team_notes_팀.md": "- Team notes (팀 노트).; Never push to main; Always run the linter before committing",
+                 {"preferences/default/team_notes_팀.md": "- Team notes (팀 노트).; Never push to main; Always run the linter before committing (team convention)",
                   f"events/{TODAY:%Y/%m/%d}/このリポジトリのルール.md": "- このリポジトリのルール!; Never force-push",
                   "preferences/default/force-push.md": "- Never force-push", "preferences/default/push_to_main.md": "- Never push to main",
                   "preferences/default/run_linter.md": "- Always run the linter before committing"}, None, id="a-cjk-word-keeps-the-texts-lines"),
@@ -2175,11 +2175,9 @@ CASES = [
     pytest.param(["Log all errors to Sentry", "Put the tests next to the code", "Convert all dates to ISO 8601", "Build the images with buildx",
                   "Run the whole suite in CI", ("refused", "Upgrade all packages"), ("refused", "bump the version in pyproject.toml and tag the release"),
                   ("refused", "please tidy up the imports in that module")],
-                 {f"events/{TODAY:%Y/%m/%d}/build_images.md": "- Build the images with buildx",
-                  f"events/{TODAY:%Y/%m/%d}/convert_all_dates.md": "- Convert all dates to ISO 8601",
-                  f"events/{TODAY:%Y/%m/%d}/log_all_errors.md": "- Log all errors to Sentry",
-                  f"events/{TODAY:%Y/%m/%d}/put_tests_next.md": "- Put the tests next to the code",
-                  f"events/{TODAY:%Y/%m/%d}/run_whole_suite.md": "- Run the whole suite in CI"}, None, id="a-convention-said-as-an-imperative-is-kept"),
+                 {"preferences/default/build_images.md": "- Build the images with buildx", "preferences/default/convert_all_dates.md": "- Convert all dates to ISO 8601",
+                  "preferences/default/log_all_errors.md": "- Log all errors to Sentry", "preferences/default/put_tests_next.md": "- Put the tests next to the code",
+                  "preferences/default/run_whole_suite.md": "- Run the whole suite in CI"}, None, id="a-convention-said-as-an-imperative-is-kept"),
     # (review rev20) a saying ranks no things; a ranking no rule reads is a note in the words typed
     pytest.param(["Done is better than perfect", "Something is better than nothing", "Late is better than never", "Postgres beats MySQL for this",
                   "pytest is better than unittest"],

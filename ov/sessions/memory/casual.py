@@ -211,10 +211,17 @@ def preferred(clause: str) -> str:
         return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}"
     for shape in (_OVER_RE, _BEATS_RE):
         if (over := shape.match(clause)) and _a_choice(over.group("a")) and _a_choice(over.group("b"), chosen=False) and (shape is _OVER_RE or not re.search(r"\d", clause)):
-            if shape is _BEATS_RE and any(side.lower() in _SAID_OF_ANYTHING or is_past(side) for side in (over.group("a"), over.group("b"))):
-                return clause  # a saying
+            if shape is _BEATS_RE and a_saying(clause):
+                return clause
             return f"I prefer {over.group('a')} over {over.group('b')}"
     return clause
+
+
+def a_saying(clause: str) -> bool:
+    """Whether ``clause`` ranks what a saying ranks, a time, an amount or a quality, not a thing
+    ("Done is better than perfect", "Something is better than nothing")."""
+    ranked = _BEATS_RE.match(clause.strip().rstrip(".!"))
+    return bool(ranked) and any(side.lower() in _SAID_OF_ANYTHING or is_past(side) for side in (ranked.group("a"), ranked.group("b")))
 
 
 # "No emojis in commit messages, thanks", "please, no trailing commas", "no more console.log calls in

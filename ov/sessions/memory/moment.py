@@ -90,10 +90,10 @@ def of_the_moment(text: str) -> bool:
         return True
     if _ALOUD_RE.match(said):
         return _aloud(said)
-    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?") and not _a_convention(said)
+    return bool(_TASK_RE.match(said)) and not _STANDING_RE.search(said) and not said.endswith("?") and not a_convention(said)
 
 
-def _a_convention(said: str) -> bool:
+def a_convention(said: str) -> bool:
     """Whether ``said``, an imperative, is a convention on a kind of thing (see _KIND_HOW_RE)."""
     kind = _KIND_HOW_RE.match(said)
     if kind is None or _CHAINED_RE.search(said):

@@ -78,6 +78,8 @@ _WORK_KINDS = frozenset((
     "build", "test", "suite", "image", "container", "release", "deploy", "deployment", "binary", "package", "module", "library",
     "script", "function", "lambda", "runner", "node", "pod", "task", "dag", "notebook", "client", "microservice", "tool", "check",
     "migration", "bundle", "artifact", "target", "crate", "plugin", "extension", "component", "project", "product", "device", "board",
+    "pr", "mr", "commit", "branch", "ticket", "hotfix", "feature", "table", "query", "dashboard", "alert", "metric", "log", "secret",
+    "key", "token", "cert", "certificate", "schema", "index", "topic", "route", "page", "screen", "view", "handler", "fixture", "flag",
 ))
 # A figure with its unit ("30 fps", "two weeks", "99.9%"), not one alone or in a list ("3", "5 and 7").
 _FIGURE_WITH_UNIT_RE = re.compile(
@@ -126,10 +128,17 @@ def _tooling(body: str, restore) -> Statement | None:
     if match is None or not re.search(r"\d|(?-i:[A-Z])", match.group("x")) or re.search(r"(?i)\b(?:was|were|too|much|many)\b", match.group("x")):
         return None
     kind = restore(match.group("kind"))
-    head = kind.split()[-1].lower()
-    if not (names_a_system(head) or {head[:-1], head[:-2], head[:-3] + "y"} & _WORK_KINDS):
+    if not a_thing_of_the_work(kind.split()[-1]):
         return None  # ("Wireless headphones need USB-C": no thing of the work)
     return entity_fact(kind, restore(match.group("pred")).rstrip(".!"))
+
+
+def a_thing_of_the_work(plural: str) -> bool:
+    """Whether ``plural`` names things of the work: systems ("services", "databases") or what is made,
+    run or shipped ("builds", "tests", "images", "libraries"); not "cats" nor "headphones"."""
+    head = plural.lower()
+    acronym = re.fullmatch(r"[A-Z]{2,}s", plural)  # ("APIs", "VMs", "PRs")
+    return bool(acronym) or names_a_system(head) or bool({head[:-1], head[:-2], head[:-3] + "y"} & _WORK_KINDS)
 
 
 def _value(body: str, restore, *, corrected: bool) -> Statement | None:

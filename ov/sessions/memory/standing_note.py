@@ -43,9 +43,9 @@ from ov.sessions.memory.candidate import Candidate, candidate_of
 from ov.sessions.memory.foreign import _DATE_RE, _ENGLISH_RE, _WE, _WE_CJK
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
-from ov.sessions.memory.moment import guessed_aloud, of_the_moment
+from ov.sessions.memory.moment import a_convention, guessed_aloud, of_the_moment
 from ov.sessions.memory.notes import value_of
-from ov.sessions.memory.project_facts import project_fact
+from ov.sessions.memory.project_facts import a_thing_of_the_work, a_value_of_the_work, project_fact
 from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
 from ov.sessions.memory.standing import of_the_moment as passes_with_the_moment
 from ov.sessions.memory.statement import Statement
@@ -156,6 +156,8 @@ def kind_of(text: str) -> str | None:
         return None
     if nothing_to_keep(said) is not None:
         return None
+    if casual.a_saying(said):
+        return HAPPENING  # ("Done is better than perfect": a saying, no thing's fact nor a rule; review rev20)
     if switched(said) is not None:
         return USER_FACT
     if happened(said):
@@ -319,7 +321,7 @@ def _standing_imperative(said: str) -> bool:
     code"), or a word that makes it standing ("always", "every", "in this repo", "rather than")."""
     if _SHOW_ME_RE.search(said) or re.search(r"(?i)\bnow\b", said):
         return False
-    if _STANDING_RE.search(said):
+    if _STANDING_RE.search(said) or a_convention(said):  # (a kind of thing and where or how: "Convert all dates to ISO 8601")
         return True
     imperative = _imperative(said)
     if imperative is None:
@@ -352,4 +354,15 @@ def _subject(text: str) -> str | None:
     """The thing a fact about a thing is about (:func:`~ov.sessions.memory.statement_parts.subject_of`);
     None for one said of the user."""
     said = _plain(text)
-    return None if _first_person(said) else subject_of(said)
+    subject = None if _first_person(said) else subject_of(said)
+    # A plural alone (its verb a plural's: "Cats need Vitamin D"; not "Atlas runs") or after a quantifier
+    # ("Most tests use Mocks") names no one thing, unless things of the work ("PRs need ..."): no card (review rev20).
+    verb = said[len(subject) :].split()[:1] if subject and said.startswith(subject) else []
+    ours = re.match(r"(?i)^our\s+(?P<k>[\w-]+)\s+(?:is|are)\s+(?P<v>[^,;]+)$", said)
+    if ours and re.search(r"\d|(?-i:[A-Z])", ours["v"]) and not a_value_of_the_work(ours["k"], ours["v"]):
+        return None  # ("Our son is 3", "Our dog is Max": no thing of the work's, a note as a_value_of_the_work says)
+    if subject and (re.match(r"(?i)(?:most|many|some|few|several|both|other|lots\s+of)\s", subject)
+                    or (" " not in subject and verb and not verb[0].lower().endswith("s") and subject.lower().endswith("s")
+                        and not a_thing_of_the_work(subject))):
+        return None
+    return subject
