@@ -33,11 +33,11 @@ _HABIT = (
 )
 _HABIT_CJK = r"总是|總是|从不|從不|永远|永遠|一律|始终|始終|务必|務必|いつも|必ず|絶対に|常に|항상|언제나|절대"
 # The language's "we" (and "our"), which makes a habit the team's.
-_WE = (
+WE = (
     r"vi|vår|våre|vårt|nous|on|nosotros|nuestro|nuestra|nós|nosso|nossa|noi|nostro|nostra|wir|unser|unsere|wij|we|ons|onze|my|nasz|nasze|"
     r"nasza|naše|náš|мы|наш|наши|ми|miénk|meidän|biz|bizim|εμείς|chúng\s+tôi|chúng\s+ta|kami|kita"
 )
-_WE_CJK = r"我们|我們|私たち|僕ら|うち|우리"
+WE_CJK = r"我们|我們|私たち|僕ら|うち|우리"
 # "I like", "I prefer", "I love", per language.
 _LIKING = (
     r"me\s+gusta|me\s+gustan|me\s+encanta|prefiero|je\s+pr[ée]f[èe]re|j'aime|j'adore|pr[ée]f[èe]re|eu\s+gosto|gosto|prefiro|mi\s+piace|"
@@ -50,13 +50,13 @@ _LIKING_CJK = r"喜欢|喜歡|更喜欢|偏好|倾向于|好き|好みます|좋
 _CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]"
 
 _HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
-_WE_RE = re.compile(rf"(?i)(?<![\w'])(?:{_WE})(?![\w'])|{_WE_CJK}")
+_WE_RE = re.compile(rf"(?i)(?<![\w'])(?:{WE})(?![\w'])|{WE_CJK}")
 _LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
 # English words a text in English says, which a text in another language rarely does: such a text
 # is the English rules' to read (a note when they read nothing), not this module's.
-_ENGLISH_RE = re.compile(r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it)(?![\w'])")
+ENGLISH_RE = re.compile(r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it)(?![\w'])")
 # A day or a date: something that happened, or will, is a dated note whatever its language.
-_DATE_RE = re.compile(
+DATE_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?|昨天|今天|明天|昨日|今日|明日|어제|오늘|내일|(?i:(?<![\w'])(?:hier|aujourd'hui|demain|ayer|hoy|"
     r"ma[ñn]ana|ontem|hoje|amanh[ãa]|ieri|oggi|domani|gestern|heute|morgen|gisteren|vandaag|wczoraj|dzisiaj|jutro|вчера|сегодня|"
     r"завтра|i\s+g[åa]r|i\s+dag|i\s+morgon|i\s+morgen|igår|idag|včera|dnes|zítra|hôm\s+qua|hôm\s+nay|ngày\s+mai)(?![\w']))"
@@ -67,8 +67,8 @@ def kept_as(text: str, subject: str) -> Statement | None:
     """``text`` (read by no rule, asked to be remembered) as a preference in its own words when it is in
     another language and says a habit or a liking (see the module's docstring); None for any other."""
     said = " ".join(text.split()).strip()
-    english = len(_ENGLISH_RE.findall(said))
-    if not said or _DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
+    english = len(ENGLISH_RE.findall(said))
+    if not said or DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
         return None
     line = tx.capitalise(said.rstrip(" ."))
     if _HABIT_RE.search(said):

@@ -40,7 +40,7 @@ from datetime import datetime
 from ov.sessions.memory import casual, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
-from ov.sessions.memory.foreign import _DATE_RE, _ENGLISH_RE, _WE, _WE_CJK
+from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, WE, WE_CJK
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import a_convention, guessed_aloud, of_the_moment
@@ -138,7 +138,7 @@ _WHERE_RE = re.compile(
 )
 _TEAM_RE = re.compile(rf"(?i)(?<![\w-])(?:we|we're|we've|our|ours|us|team|squad|everyone|everybody|{tx.THIS_PROJECT})(?![\w-])")
 # Another language's "we" ("nossa equipe", "wir"): read only in a text not in English ("my" is Polish "we").
-_THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{_WE})(?![\w-])|{_WE_CJK}")
+_THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{WE})(?![\w-])|{WE_CJK}")
 # The first person: "I", "my"; and other languages' "I" and "my", read in a text not in English
 # ("Ben", "min", "Ja" open English sentences too).
 _FIRST_PERSON_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|I'll|Im|my|mine)(?![\w-])")
@@ -229,7 +229,7 @@ def happened(text: str) -> bool:
         return True
     if _NEWS_RE.match(said):
         return True  # "the bug is in auth.py": where today's bug is, news of the day
-    if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (_DATE_RE.search(said) and not _english(said)):
+    if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (DATE_RE.search(said) and not _english(said)):
         return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
     if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not _MODAL_RE.search(said):
         return True  # "staging is down": how it is today ("must never be down" is a rule)
@@ -257,7 +257,7 @@ _PROGRESSIVE_RE = re.compile(r"고\s*있|ています|ている|正在|(?i:\b(?:
 
 def _english(said: str) -> bool:
     """Whether ``said`` is in English, by its small words (as foreign.kept_as tells)."""
-    return len(_ENGLISH_RE.findall(said)) * 4 >= len(said.split())
+    return len(ENGLISH_RE.findall(said)) * 4 >= len(said.split())
 
 
 def switched(text: str) -> tuple[str, str] | None:
