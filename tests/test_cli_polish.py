@@ -1325,9 +1325,9 @@ def test_an_index_failure_after_add_resource_committed_is_a_warning(ov, tmp_path
     assert ov("find", "heron", "--json").json["result"]["resources"]
 
 
-def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_debug(ov, tmp_path, monkeypatch):
-    """(review) The catch that keeps a committed add at exit 0 took a bug (a TypeError) for an
-    index failure: the warning read as the disk's or tantivy's, and OV_DEBUG showed nothing."""
+@pytest.fixture
+def index_bug(tmp_path, monkeypatch):
+    """A folder to add, and a bug (a TypeError) in the index build that follows the add."""
     from ov.index import sync
 
     def bug(self):
@@ -1337,6 +1337,13 @@ def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_
     source.mkdir()
     (source / "a.md").write_text("# A\n\nThe heron migrates in spring.\n")
     monkeypatch.setattr(sync.Indices, "build_full_text", bug)
+    return source
+
+
+def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_debug(ov, index_bug, monkeypatch):
+    """(review) The catch that keeps a committed add at exit 0 took a bug (a TypeError) for an
+    index failure: the warning read as the disk's or tantivy's, and OV_DEBUG showed nothing."""
+    source = index_bug
     added = ov("add-resource", str(source), "--to", "viking://resources/docs")
     assert added.exit_code == 0, added.stderr
     assert "internal error: TypeError" in added.stderr and "OV_DEBUG=1" in added.stderr
@@ -1346,20 +1353,11 @@ def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_
 
 
 @pytest.mark.parametrize("off", ["0", "false", "No", " off ", ""])
-def test_ov_debug_set_to_a_no_keeps_the_one_line_internal_error(ov, tmp_path, monkeypatch, off):
+def test_ov_debug_set_to_a_no_keeps_the_one_line_internal_error(ov, index_bug, monkeypatch, off):
     """(review rev20) `OV_DEBUG=0` in a shell profile or a CI matrix says "no": read as "set", it
     raised the traceback it was meant to keep away."""
-    from ov.index import sync
-
-    def bug(self):
-        raise TypeError("'NoneType' object is not subscriptable")
-
-    source = tmp_path / "docs"
-    source.mkdir()
-    (source / "a.md").write_text("# A\n\nThe heron migrates in spring.\n")
-    monkeypatch.setattr(sync.Indices, "build_full_text", bug)
     monkeypatch.setenv("OV_DEBUG", off)
-    added = ov("add-resource", str(source), "--to", "viking://resources/docs")
+    added = ov("add-resource", str(index_bug), "--to", "viking://resources/docs")
     assert added.exit_code == 0, added.stderr
     assert "internal error: TypeError" in added.stderr
 
