@@ -3209,6 +3209,7 @@ def test_a_hook_whose_host_closed_its_pipe_exits_0_and_logs_not_delivered(ov, pr
     """(found by an audit) A host that gave up on a hook and closed its end of the pipe: the hook
     died with a BrokenPipeError traceback and exit 1, and the log said "injected" as if the host
     had read it."""
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # the closed pipe, not the deadline, however slow the machine
     assert ov("write", "viking://resources/deploy.md", "--content", "The deploy uses blue-green strategy with kubernetes.").exit_code == 0
     assert ov("find", "kubernetes").exit_code == 0
     read, write = os.pipe()
