@@ -228,7 +228,6 @@ def _runs_on(text: str) -> str:
 # ... 개발하고 있어요" (what the user builds with: X in Latin letters, a tool's name), a name, where they
 # work and live.
 _KO_I = r"(?:(?:저는|나는|제가|내가)\s*)?"
-_KO_END = r"(?:하고\s*있어요|하고\s*있습니다|해요|합니다|한다|하고\s*있다)"
 _KO: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_KO_I}(?P<x>[A-Za-z][\w.+#-]*(?:\s+[A-Za-z0-9][\w.+#-]*)?)(?:로|으로|를|을)\s+(?:\S+\s+)*?(?:사용|개발|작업|만들|쓰)\S*(?:\s*있어요|\s*있습니다|\s*있다)?$"), "I use {x}"),
     (re.compile(r"^(?:제|내)\s*이름은\s*(?P<x>[^\s은는이가]+?)(?:입니다|이에요|예요|이야|야)$"), "my name is {x}"),
