@@ -24,10 +24,11 @@ ninth (:data:`FRESH9`) was written blind by a helper who read neither the rules 
 tenth (:data:`FRESH10`) was written the same way by another helper, held back, and read for round mem19; an eleventh
 (:data:`FRESH11`) by a third, held back to measure mem19 and read for mem20; a twelfth (:data:`FRESH12`) by a
 fourth, held back to measure mem20; a thirteenth (:data:`FRESH13`) by a fifth, held back; a fourteenth (:data:`FRESH14`) by a sixth,
-held back; a fifteenth (:data:`FRESH15`) by a seventh, held back. Each comment
+held back; a fifteenth (:data:`FRESH15`) by a seventh, held back; a sixteenth (:data:`FRESH16`) by an eighth,
+held back. Each comment
 says when its part was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -1232,6 +1233,78 @@ FRESH15: list[tuple[str, list[str], dict]] = [
      {"has": [(ANY, "kestrel"), (ANY, "gigalixir")], "no_event": True}),
 ]
 
+
+# A sixteenth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh12's, for the format; a few rows of docs/sessions.md's table
+# seen while looking up what the memory types mean, no phrasing taken from them; fresh15's last case
+# line seen while finding its end, after these were drafted): a Salesforce/Apex
+# consultant, an OCaml/Haskell compiler contributor, a PHP/Laravel freelancer, a Flutter/Dart mobile
+# developer, a Vue/Nuxt frontend developer and a platform engineer doing Terraform on Azure; Indonesian,
+# Hindi and Portuguese. Held back: no rule may be fixed on one of its cases by name.
+FRESH16: list[tuple[str, list[str], dict]] = [
+    ("f16-identity-salesforce", ["hey! I'm Priya Raman, independent Salesforce consultant — mostly Apex and LWC for mid-size nonprofits."],
+     {"has": [(P, "Priya"), (P, "Salesforce")], "no_event": True}),
+    ("f16-identity-compiler", ["Context on me: I write OCaml at my day job (a fintech in Paris) and in my spare time I contribute to GHC, mostly the typechecker."],
+     {"has": [(P, "OCaml"), (P, "GHC")], "no_event": True}),
+    ("f16-identity-freelance", ["im a freelance php dev laravel mostly, been doing it like 8 yrs"],
+     {"has": [(P, "freelance"), (P, "laravel")], "no_event": True}),
+    ("f16-version-flutter", ["we're on flutter 3.22 w/ dart 3.4, go_router for navigation"],
+     {"has": [(ANY, "3.22"), (ANY, "go_router")], "no_event": True}),
+    ("f16-version-terraform", ["Terraform 1.7.5, azurerm provider pinned to ~> 3.100. Don't bump either without asking me first."],
+     {"has": [(ANY, "1.7.5"), (ANY, "3.100")], "no_event": True}),
+    ("f16-version-nuxt", ["The storefront is Nuxt 3.11 on Node 20, with Pinia for the stores, deployed on Vercel"],
+     {"has": [(ANY, "3.11"), (ANY, "Pinia")], "no_event": True}),
+    ("f16-team-apex", ["In our org every Apex trigger delegates to a handler class: one trigger per object, zero logic in the trigger body."],
+     {"has": [(ANY, "handler")], "no_event": True}),
+    ("f16-team-terraform", ["team rules for the infra repo:\n- every azure resource gets owner + cost-center tags\n- nobody runs terraform apply locally, pipeline only"],
+     {"has": [(ANY, "cost-center"), (ANY, "apply")], "no_event": True}),
+    ("f16-team-flutter", ["We squash-merge everything, and PR titles follow conventional commits (feat:, fix:, chore:)."],
+     {"has": [(ANY, "squash"), (ANY, "conventional commits")], "no_event": True}),
+    ("f16-project-nuxt-api", ["fwiw the nuxt app hits https://api.shopfront.dev/v2 in prod; staging is staging-api.shopfront.dev I believe"],
+     {"has": [(ANY, "api.shopfront.dev/v2"), (ANY, "staging-api.shopfront.dev")], "no_event": True}),
+    ("f16-project-azure", ["Prod subscription is in West Europe with DR in North Europe. Terraform state lives in a storage account named sttfstateprod01."],
+     {"has": [(ANY, "West Europe"), (ANY, "sttfstateprod01")], "no_event": True}),
+    ("f16-project-client", ["For the Bakker client: the site runs on a Forge-managed DigitalOcean droplet, PHP 8.2 + MySQL 8. Their contact person is Joris."],
+     {"has": [(ANY, "8.2"), (ANY, "Joris")], "no_event": True}),
+    ("f16-pref-form-requests", ["When you write Laravel code for me please use Form Requests for validation instead of validating inside the controller"],
+     {"has": [(PREF, "Form Request")], "no_event": True}),
+    ("f16-pref-short", ["keep answers short. bullets > paragraphs"],
+     {"has": [(PREF, "bullets")], "no_event": True}),
+    ("f16-pref-haskell", ["For Haskell: give every top-level binding an explicit type signature, and avoid point-free style unless it's dead obvious."],
+     {"has": [(PREF, "type signature"), (PREF, "point-free")], "no_event": True}),
+    ("f16-pref-vuex", ["ngl Pinia >>> Vuex, pls never suggest vuex to me again"],
+     {"has": [(PREF, "vuex")], "no_event": True}),
+    ("f16-corr-ditched", ["State management in the Flutter app is Provider", "we ditched Provider for Riverpod last sprint"],
+     {"has": [(ANY, "Riverpod")], "lacks": [(ANY, "is Provider"), (ANY, "management: Provider")]}),
+    ("f16-corr-no-longer", ["I manage our Azure infra with Terraform Cloud", "I no longer use Terraform Cloud, state moved to an azurerm backend in our own storage account"],
+     {"has": [(ANY, "azurerm")], "lacks": [(ANY, "with Terraform Cloud")]}),
+    ("f16-corr-three-steps", ["My main editor is VS Code", "switched to PhpStorm", "actually I replaced PhpStorm with Zed, phpstorm was just too heavy on my laptop"],
+     {"has": [(ANY, "Zed")], "lacks": [(P, "editor is VS Code"), (P, "editor: VS Code"), (P, "editor: PhpStorm"), (P, "editor is PhpStorm")]}),
+    ("f16-corr-replaced", ["We deploy metadata with change sets", "we replaced change sets with sfdx + GitHub Actions"],
+     {"has": [(ANY, "GitHub Actions")], "lacks": [(ANY, "metadata with change sets")]}),
+    ("f16-corr-switched", ["We test the Vue components with Jest", "we switched from Jest to Vitest, way faster with Vite"],
+     {"has": [(ANY, "Vitest")], "lacks": [(ANY, "components with Jest")]}),
+    ("f16-event-store", ["On 2026-11-28 we pushed v4.2 of the Flutter app to the Play Store and it got rejected over the photo permission"],
+     {"has": [("events/*", "4.2"), ("events/*", "rejected")]}),
+    ("f16-event-destroy", ["last night someone ran terraform destroy on the dev workspace by mistake, took us 3 hours to rebuild"],
+     {"has": [("events/*", "destroy")]}),
+    ("f16-none-question", ["what's the difference between a Nuxt server route and a Nitro plugin?"],
+     {"nothing": True}),
+    ("f16-none-command", ["bump laravel/framework in composer.json and run the test suite"],
+     {"nothing": True}),
+    ("f16-none-thinking", ["hmm, maybe the GADT is overkill here... or maybe not, let me think"],
+     {"nothing": True}),
+    ("f16-none-chatter", ["lol ok that's hilarious, nice one 😂"],
+     {"nothing": True}),
+    ("f16-id-identity", ["Saya developer Flutter di startup fintech di Jakarta, udah 3 tahun pakai Dart."],
+     {"has": [(P, "Flutter")], "no_event": True}),
+    ("f16-hi-preference", ["मुझे code में comments हमेशा English में चाहिए, हिंदी में नहीं।"],
+     {"has": [(PREF, "comments")], "no_event": True}),
+    ("f16-pt-project", ["O nosso cluster AKS de produção fica na região Brazil South e usa o Azure CNI."],
+     {"has": [(ANY, "Brazil South")], "no_event": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -1264,8 +1337,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH14
     if name == "fresh15":
         return FRESH15
+    if name == "fresh16":
+        return FRESH16
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14 + FRESH15
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14 + FRESH15 + FRESH16
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -1342,12 +1417,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
