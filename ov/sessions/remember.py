@@ -152,28 +152,6 @@ def remember(
             hint='say how to work for good ("Always run the tests before committing"), or keep it as a dated note ({type=events})',
             arguments={"type"},
         )
-    from ov.sessions.memory.casual import interjected
-
-    if memory_type is None and candidates and interjected(text) and all(c.memory_type == "events" for c in candidates):
-        # "Ugh, this test is flaky again", "Thanks, that worked great!": a sigh or a thanks with
-        # nothing the rules read is how the moment went; kept, it was a dated note of chit-chat.
-        raise InvalidInput(
-            "could not turn the text into a memory: it is a remark of the moment (a sigh or a thanks), with no statement to keep",
-            hint='say what to remember as a statement ("Remember that the login test is flaky"), or as a dated note ({type=events})',
-            arguments={"type"},
-        )
-    from ov.sessions.memory.moment import guessed_aloud, of_the_moment
-
-    if memory_type is None and candidates and (
-        all(c.memory_type == "events" for c in candidates) and of_the_moment(without_ask(text)) or guessed_aloud(without_ask(text))
-    ):
-        # "refactor this function to ...", "hmm ok let me think about it": a prompt for the agent or
-        # thinking aloud, sent here; kept, it would be recalled later as a task still to do.
-        raise InvalidInput(
-            "could not turn the text into a memory: it is a task for now or thinking aloud, with nothing that holds later",
-            hint='say how to work for good ("Always run the tests before committing"), or keep it as a dated note ({type=events})',
-            arguments={"type"},
-        )
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
     if not candidates and memory_type is not None:  # only entities: the other text types keep any text
@@ -224,6 +202,11 @@ def _noted(candidates: list, unread: list[str], text: str, when: datetime, user:
         return [], sn.FOR_NOW  # ("run go test ./... and paste me the failures": whatever a rule read in its "run go test")
     read = [c for c in candidates if c.memory_type != "events"]
     dated = [c for c in candidates if c.memory_type == "events"]
+    why_not = None if read or not (dated or unread) else sn.nothing_to_keep(text)
+    if why_not in (sn.CHATTER, sn.FOR_NOW):
+        # "Ugh, this build is so slow today", "refactor this function to ...": chatter or a task for
+        # now as a whole, whatever happening a part of it tells; kept, it would be recalled later.
+        return [], why_not
     # A part leaning on what was read, naming nothing ("I find them much easier to read"), or one
     # that keeps nothing ("thanks!"), adds nothing to it.
     parts = [p for p in unread if not (read and (sn.nothing_to_keep(p) or points_back(p) and not _names_anything(p) and not _THING_RE.search(p)))]

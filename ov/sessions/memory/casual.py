@@ -22,9 +22,6 @@ same statements with their apostrophes, their "my" or their verb dropped:
   work on payments", "I'm Tomás and my team owns checkout"): "my name is Tomás, and I work on
   payments"; but not when the word is a state of the moment ("I'm Stuck, I can't get the tests to
   pass", "I'm Sorry, I meant Postgres 15", "I'm Done, I pushed it"): a stored name must not become "Stuck";
-- a text that opens on a sigh or a thanks ("Ugh, this build is so slow today", "Thanks, that worked
-  great!") and states nothing the rules read is a remark of the moment, not a note to keep
-  (:func:`interjected`);
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
   B" ("bullet points > paragraphs"; not "latency > 200ms"); so is "A over B" ("tabs over spaces,
   always") and a thing asked for alone, "dark mode please", "I prefer dark mode": A, B and the
@@ -318,22 +315,6 @@ def introduced(sentence: str) -> str:
     return f"{m.group('lead')}My name is {m.group('name')}, and {rest}"
 
 
-# A sigh or a thanks that opens a text: what follows is how the moment went ("Ugh, this test is flaky
-# again", "Thanks, that worked great!"), however it is said; "thanks to X" gives a cause.
-_INTERJECTION_RE = re.compile(
-    r"(?i)^(?:ugh+|argh+|sigh|meh|ffs|welp|phew|thanks|thank\s+you|thx|ty|cheers|lol|lmao|ha(?:ha)+|he(?:he)+)\b(?![\w'-]|\s+to\b)"
-)
-
-
-# What a remark of the moment goes on with after its sigh or thanks: the thing at hand ("this
-# build", "that worked", "it broke"), named by pointing at it rather than by a name of its own.
-# Fillers before it say nothing more ("lol ok that worked", "thanks, cool, it works now").
-_CAUSE_RE = re.compile(r"(?i)\b(?:why|because|caused|turns?\s+out|turned\s+out)\b|:\s*\S")
-_AT_HAND_RE = re.compile(
-    r"(?i)^(?:(?:ok|okay|k|cool|nice|great|awesome|perfect|yeah|yep|yes|alright|right|wow|haha|lol|so)[\s,.!]+)*(?:this|that|these|those|it|it's|that's|this's)\b"
-)
-
-
 # An apology or a blame taken for the moment, said alone: "my bad", "sorry, I dropped the ball",
 # "oops, I messed up, that's on me". Nothing of it holds later.
 _APOLOGY = (r"(?:so\s+)?sorry(?:\s+about\s+that)?|oops|whoops|apologies|my\s+(?:bad|b|mistake|fault|apologies|bad\s+again)|"
@@ -356,18 +337,3 @@ def without_apology(sentence: str) -> str:
     "the staging DB runs on port 5433"); read as the user's, it was "The user's bad, ..."."""
     return _APOLOGY_LEAD_RE.sub("", sentence, count=1)
 
-
-def interjected(text: str) -> bool:
-    """Whether ``text`` is a sigh or a thanks about the moment: it opens on one ("Ugh, ...",
-    "Thanks, ...") and goes on, if at all, about the thing at hand ("this build is so slow today",
-    "that worked great") with no figure in it. "Thanks, the staging DB moved to db2:5432" and
-    "Ugh, the prod API key expires on 2027-01-31" state something to keep."""
-    stripped = text.lstrip()
-    if apology(stripped):
-        return True
-    opened = _INTERJECTION_RE.match(stripped)
-    if not opened:
-        return False
-    rest = stripped[opened.end() :].lstrip(" ,.!;:-\u2014\u2013")
-    # A cause found is something to keep: "thanks, so that's why the build failed: the cache was stale".
-    return not rest or (bool(_AT_HAND_RE.match(rest)) and not any(c.isdigit() for c in rest) and not _CAUSE_RE.search(rest))

@@ -13,7 +13,7 @@ for what kind of note it is (:func:`kind_of`):
 - **nothing to keep**, refused: a question, a task for now (an imperative pointing at the moment:
   "this", "it", "me", "now", or steps joined by "and": "bump the version and tag the release"),
   thinking aloud ("hmm", "maybe", "let me", "I wonder", a trailing "...") and chatter ("lol",
-  "thanks", "nice catch");
+  "thanks", "nice catch"), each as :mod:`ov.sessions.memory.moment` reads it, its one reading;
 - a **convention**, a preference: an imperative of a practice ("Log all errors to Sentry", "Put the
   tests next to the code"), "always" / "never", a modal of obligation ("should", "must", "has to",
   "needs to"), "no X please", "X only", "X over Y", "X > Y", a quantified rule ("all infra changes
@@ -37,21 +37,20 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ov.sessions.memory import casual, topics
+from ov.sessions.memory import casual, moment, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
 from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, WE, WE_CJK
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
-from ov.sessions.memory.moment import a_convention, guessed_aloud, of_the_moment
+from ov.sessions.memory.moment import WHEN_RE
 from ov.sessions.memory.notes import value_of
 from ov.sessions.memory.project_facts import a_thing_of_the_work, a_value_of_the_work, project_fact
 from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
 from ov.sessions.memory.standing import of_the_moment as passes_with_the_moment
 from ov.sessions.memory.statement import Statement
-from ov.sessions.memory.statement_parts import PLURAL_VERBS, in_past, subject_of, words
+from ov.sessions.memory.statement_parts import in_past, subject_of
 from ov.sessions.memory.systems import entity_fact
-from ov.sessions.memory.verbs import INSTRUCTION_VERBS
 
 HAPPENING, CONVENTION, USER_FACT, THING_FACT = "events", "preferences", "profile", "entities"
 
@@ -61,18 +60,6 @@ QUESTION, FOR_NOW, CHATTER = "question", "for now", "chatter"
 
 
 
-# A stated time: a day said relative to today, a date, a month's day, a weekday (one, not "on Tuesdays"),
-# a time ago. What is said of one time happened then, or will.
-_WHEN_RE = re.compile(
-    r"(?i)\b(?:today|tonight|yesterday|tomorrow|this\s+(?:morning|afternoon|evening)|last\s+night|earlier\s+today|"
-    r"(?:once|after|when)\s+we\s+\w+|(?:last|this|next|past)\s+(?:week|weekend|month|year|quarter|sprint|release|night|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday)|\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?)\s+ago|a\s+(?:while|week|month|year)\s+ago|"
-    r"\d{4}-\d{2}-\d{2}|(?:at|by|until|from)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?(?!\S*[.:]\d)|\d{1,2}:\d{2}(?!:?\d*[.\w])|\d{1,2}/\d{1,2}(?:/\d{2,4})?|"
-    r"(?<!every\s)(?<!each\s)(?<!second\s)(?<!other\s)(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!s)|"
-    r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|may|june|july|august|september|october|"
-    r"november|december)\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
-    r"sept|oct|nov|dec)[a-z]*)\b"
-)
 # What a correction says: a switch from an old value to a new one.
 _SWITCH_RE = re.compile(
     r"(?i)^(?:(?:I|we)(?:'ve|\s+have)?\s+)?(?:(?:just|finally|recently|also|now)\s+)?"
@@ -83,42 +70,7 @@ _SWITCH_RE = re.compile(
 _NOT_A_VALUE_RE = re.compile(
     r"(?i)^(?:a|an|the|some|two|three|few|several|\d+|good|now|local|personal|months?|weeks?|days?|years?|lent|it|this|that|them)\b"
 )
-
-# Thinking aloud, by its words: a hesitation, a guess, a look to come, a sentence trailing off.
-_HEDGE_RE = re.compile(
-    r"(?i)^(?:(?:ok|okay|so|well|right|alright)[\s,]+)*(?:hm+|hmm+|uh+|um+|erm|mm+|maybe|perhaps|possibly|probably|I\s+wonder|I\s+guess|"
-    r"I\s+suspect|let\s+me|let's\s+see|not\s+sure|no\s+idea|I\s+think\s+(?:maybe|it\s+might))\b"
-)
-_ALOUD_RE = re.compile(rf"{_HEDGE_RE.pattern}|\blet\s+me\s+(?:check|look|see|think|try|figure|dig|test|verify|confirm)\b|(?:\.\.\.|\u2026)\s*$")
-# Chatter: a laugh, a thanks, a compliment or a remark on the moment, with nothing of its own.
-_CHATTER_RE = re.compile(
-    r"(?i)^(?:lol|lmao|rofl|haha\w*|hehe\w*|thanks|thank\s+you|thx|ty|cheers|nice|great|cool|awesome|wow|oops|whoops|ugh|yay|omg|"
-    r"ok(?:ay)?|yes|yeah|yep|nope|no\s+worries|good\s+(?:catch|call|point|job)|my\s+bad|sorry)\b"
-)
-_CHATTER_WORDS = words("lol lmao ok okay that was this is it so dumb silly stupid of me nice catch good call great job thanks thank you cool awesome wow "
-    "oops whoops ugh yay haha yes yeah yep worked works perfect exactly right sorry my bad")
-# A command for the moment: the thing at hand, the user to be shown something, now.
-_FOR_NOW_RE = re.compile(r"(?i)\b(?:this|that|these|those|it|me|now|right\s+away|asap|here)\b")
-_SHOW_ME_RE = re.compile(r"(?i)\b(?:paste|show|send|give|tell|print|list)\s+(?:me|us)\b")
-# An imperative's verb: the verbs of the work, those of a task, and a few of a practice.
-_IMPERATIVE_RE = re.compile(
-    rf"(?i)^(?:please\s+|pls\s+|kindly\s+)?(?P<verb>{INSTRUCTION_VERBS}|refactor|fix|rename|implement|debug|clean|move|convert|rewrite|"
-    r"extract|simplify|find|investigate|generate|build|bump|revert|undo|rerun|re-run|finish|continue|try|look|help|translate|"
-    r"summari[sz]e|replace|paste|tag|release|avoid|stick|default|favou?r|treat|follow|target|limit|cap|set|place|route|send|report|"
-    r"sign|prefix|suffix|group|order|document|measure|profile|bundle|lock|freeze|vendor|pair|link|mention|reference|give|tell|"
-    r"let|go|do|be|stay|never|always)\b(?P<rest>.*)$"
-)
-# What makes an imperative standing rather than a step of the moment.
-_STANDING_RE = re.compile(
-    r"(?i)\b(?:always|never|every|each|any|whenever|if|unless|first|by\s+default|from\s+now\s+on|going\s+forward|in\s+general|"
-    r"(?:in|on|for|across)\s+(?:this|our|the|every|all)\s+(?:[\w-]+\s+)?(?:repo|repos|repository|project|codebase|team|org|company|"
-    r"service|services|app|apps)|rather\s+than|instead\s+of|over|not|(?:before|after|when|while)\s+\w+ing|"
-    # a kind of case or a language: "for bug fixes", "in English"
-    r"for\s+(?!(?:the|this|that|these|those|it|them|me|us|now|a|an|my|your|its|all|everything)\b)(?:[\w-]+\s+)?[\w-]+s|"
-    r"in\s+(?:English|French|German|Spanish|Italian|Dutch|Polish|Portuguese|Japanese|Chinese|Korean))\b"
-)
-# Joined steps ("bump the version and tag the release"): a sequence for now.
-_AND_THEN_RE = re.compile(rf"(?i)\b(?:and|then|,)\s+(?:then\s+)?(?:{INSTRUCTION_VERBS}|tag|bump|paste|show|push|send|fix|let)\b")
+# A modal of obligation, a choice against another, in English and in other languages: a convention.
 _MODAL_RE = re.compile(
     r"(?i)\b(?:should|must|shall|has\s+to|have\s+to|needs\s+to|need\s+to|is\s+required|are\s+required|mustn't|shouldn't|"
     r"always|never|by\s+default|(?<![\w-])only(?=\s*(?:[,.;!]|$))|only\s+(?:use|ever)|over|instead\s+of|rather\s+than|(?<![\w-])>(?![\w-])|"
@@ -181,51 +133,26 @@ def nothing_to_keep(text: str) -> str | None:
     said = _plain(text)
     if not said or tx.is_question(text.strip()) or tx.is_question(said):
         return QUESTION
-    if casual.interjected(said) or casual.apology(said):
-        return CHATTER
-    if re.match(r"(?i)^(?:never\s*mind|nvm|forget\s+(?:it|that)|no\s+worries|all\s+good)\b", said):
-        return CHATTER
-    if _CHATTER_RE.match(said) and all(w.strip(".,!;:").lower() in _CHATTER_WORDS for w in said.split()):
-        return CHATTER
-    if guessed_aloud(said) or _ALOUD_RE.search(text.strip()) or (of_the_moment(said) and not _standing_imperative(said) and not _WHEN_RE.search(said)):
-        return FOR_NOW
-    imperative = _imperative(said)
-    # (a day makes a task a reminder, kept as a dated note: "rerun the nightly job on Thursday")
-    return FOR_NOW if imperative and not _standing_imperative(said) and not _WHEN_RE.search(said) else None
-
-
-def _imperative(said: str) -> re.Match[str] | None:
-    """The imperative ``said`` opens with, or None: a verb's word, not a name ("PIN 3 on ...") nor
-    a noun with its verb after it ("Test coverage is 80%")."""
-    match = _IMPERATIVE_RE.match(said)
-    if match is None or (len(match.group("verb")) > 1 and match.group("verb").isupper()):
-        return None
-    after = match.group("rest").split()[:3]
-    if after and (after[0][:1].isdigit() or any(w.lower() in ("is", "are", "was", "were", "has", "have") for w in after)
-                  or len(after) > 1 and after[0].lower().endswith("s") and after[1].lower() in PLURAL_VERBS):  # ("Build caches live on ...")
-        return None
-    return match
+    if moment.chatter(text) or moment.chatter(said):
+        return CHATTER  # (as typed too: "Thanks, that worked great!" is chatter, its "Thanks," read off by _plain)
+    # (a stated time makes a task a reminder, kept as a dated note: "rerun the nightly job on Thursday")
+    return FOR_NOW if moment.aloud(text) or moment.task_for_now(said) else None
 
 
 def thinks_aloud(text: str) -> bool:
-    """Whether ``text`` opens on a hesitation or a guess ("hmm", "maybe", "I guess", "let me"): of
-    the moment whatever a rule reads in it ("I guess the reconnect loop is the issue")."""
-    return bool(_HEDGE_RE.match(_plain(text)))
+    """Whether ``text``, its lead-in read off, opens on thinking aloud (:func:`ov.sessions.memory.moment.thinks_aloud`)."""
+    return moment.thinks_aloud(_plain(text))
 
 
 def asks_for_now(text: str) -> bool:
-    """Whether ``text`` as a whole is a task for now whatever a rule reads in a part of it: an
-    imperative that has something shown to the user or goes on to another step ("run go test
-    ./... with -race and paste me the failures")."""
-    said = _plain(text)
-    imperative = _imperative(said)
-    return bool(imperative) and bool(_SHOW_ME_RE.search(said) or _AND_THEN_RE.search(imperative.group("rest"))) and not _STANDING_RE.search(said)
+    """Whether ``text``, its lead-in read off, is a task for now as a whole (:func:`ov.sessions.memory.moment.asks_for_now`)."""
+    return moment.asks_for_now(_plain(text))
 
 
 def happened(text: str) -> bool:
     """Whether ``text`` tells of a happening: a stated time, an act in the past, a state that passes."""
     said = _plain(text)
-    if _WHEN_RE.search(said) or passing_remark(said) or passes_with_the_moment(said):
+    if WHEN_RE.search(said) or passing_remark(said) or passes_with_the_moment(said):
         return True
     if _NEWS_RE.match(said):
         return True  # "the bug is in auth.py": where today's bug is, news of the day
@@ -264,7 +191,7 @@ def switched(text: str) -> tuple[str, str] | None:
     """(old, new) of a switch said in ``text`` ("ditched iterm2 for ghostty": ("iterm2", "ghostty")), or None."""
     match = _SWITCH_RE.match(_plain(text))
     old = match and (match.group("a") or match.group("b") or match.group("c"))
-    if match is None or _WHEN_RE.search(text) or _NOT_A_VALUE_RE.match(match.group("new")) or _NOT_A_VALUE_RE.match(old):
+    if match is None or WHEN_RE.search(text) or _NOT_A_VALUE_RE.match(match.group("new")) or _NOT_A_VALUE_RE.match(old):
         return None
     return old, match.group("new")
 
@@ -315,34 +242,8 @@ _INTERJECTION_RE = re.compile(r"(?i)^(?:ugh+|sigh|thanks|thank\s+you|ok(?:ay)?|s
 _LABEL_RE = re.compile(r"^(?:[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*(?::|\s[\u2013\u2014-])\s+(?=\S)")
 
 
-def _standing_imperative(said: str) -> bool:
-    """Whether an imperative (or a task read as one) says how to work for good: a practice's verb
-    with nothing pointing at the moment ("Log all errors to Sentry", "Put the tests next to the
-    code"), or a word that makes it standing ("always", "every", "in this repo", "rather than")."""
-    if _SHOW_ME_RE.search(said) or re.search(r"(?i)\bnow\b", said):
-        return False
-    if _STANDING_RE.search(said) or a_convention(said):  # (a kind of thing and where or how: "Convert all dates to ISO 8601")
-        return True
-    imperative = _imperative(said)
-    if imperative is None:
-        return False
-    if re.match(r"(?i)\s*(?:a|an)\s", imperative.group("rest")):
-        return False  # "create a new branch": one thing, made once
-    return not _FOR_NOW_RE.search(imperative.group("rest")) and not _AND_THEN_RE.search(imperative.group("rest")) \
-        and _ONE_OFF_VERBS.search(imperative.group("verb")) is None
-
-
-# Verbs of one act, never of a practice said bare: "fix the login", "bump the version", "revert the merge".
-_ONE_OFF_VERBS = re.compile(
-    r"(?i)^(?:fix|refactor|rename|implement|debug|clean|convert|rewrite|extract|simplify|find|investigate|generate|bump|revert|undo|"
-    r"rerun|re-run|finish|continue|try|look|help|translate|summari[sz]e|replace|paste|tag|release|give|tell|let|go|do|be|delete|add|"
-    r"remove|edit|modify|touch|change|update|create|make|install|upgrade|open|close|call|break|split|read|review|answer|explain|"
-    r"show|print|check|run|deploy|merge|push|commit|move|build)$"
-)
-
-
 def _convention(said: str) -> bool:
-    if _imperative(said) and _standing_imperative(said):
+    if moment.imperative(said) and moment.standing_imperative(said):
         return True
     if _NO_PLEASE_RE.match(said) or _MODAL_RE.search(said) or _QUANTIFIED_RE.match(said):
         return True
