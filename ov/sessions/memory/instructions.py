@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory import moment, topics
 from ov.sessions.memory import text as tx
-from ov.sessions.memory import topics
 from ov.sessions.memory.rules import INSTRUCTION_VERBS, convention, points_back, topical
 from ov.sessions.memory.standing import of_the_moment
 from ov.sessions.memory.statement import Statement, informative
@@ -66,14 +66,10 @@ _RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer
 
 
 # A verb of doing (not of choosing or keeping, as "use", "prefer", "keep" are) instructs for good only
-# about a kind of thing ("write commit messages in the imperative mood", "run tests with -x"); about a
-# thing in view it is a task for now ("run the tests", "write tests for the new endpoint", "name the file
-# utils.py"): a dated note when asked to remember it. Saying with what or how ("write the frontend tests
-# with Jest", "run the suite using tox") instructs the tool or the manner, which stands.
+# as an imperative that stands (moment.standing_imperative: "write commit messages in the imperative
+# mood", "write the frontend tests with Jest"); about a thing in view it is a task for now ("run the
+# tests", "name the file utils.py"): a dated note when asked to remember it.
 _DOING_VERBS = frozenset(("write", "run", "name", "put"))
-_THING_IN_VIEW_RE = re.compile(
-    r"(?i)^(?!.*\b(?:with|using|via)\s+(?!it\b|that\b|this\b)\w)(?:(?:the|a|an|this|that|these|those|my|our|its|their)\b|.*\b(?:the\s+new|this|that|these|those)\b)"
-)
 
 
 def instruction(body: str, restore, subject: str) -> Statement | None:
@@ -82,7 +78,7 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
     general ("Ask me before adding any new dependency")."""
     body = _REASON_RE.sub("", body)
     match = _INSTRUCTION_RE.match(body)
-    if match and not match.group("when") and (match.group("pos") or "").lower() in _DOING_VERBS and _THING_IN_VIEW_RE.search(match.group("x")):
+    if match and not match.group("when") and (match.group("pos") or "").lower() in _DOING_VERBS and not moment.standing_imperative(body):
         match = None  # "run the tests": a task for now, unless said to hold in general (below)
     # (read as typed: "ask me ..." masks what follows as words reported, which an imperative's are not)
     general = None if match else _GENERAL_IMPERATIVE_RE.match(restore(body))
