@@ -129,3 +129,33 @@ def test_with_nothing_to_write_a_home_without_a_store_is_left_without_one(ov, ov
     named = ov("refile", "viking://user/default/memories/events/2026/11/20/x.md")
     assert named.exit_code == 2 and "is not a dated note" in named.stderr
     assert not (ov_home / "accounts").exists()
+
+
+# Notes the fallback before mem22 kept of what no rule reads: standing facts and conventions filed as
+# events. Today's ov remember files them by standing_note's reading, and refile by the same code.
+FALLBACK = {
+    "sentry": "Log all errors to Sentry",
+    "bob_berlin": "Bob is in Berlin",
+    "nightly_build": "The nightly build takes 40 minutes",
+}
+
+
+def test_notes_the_old_fallback_kept_move_as_remember_files_them_today(ov, ov_home):
+    folder = ov_home / "accounts/default/user/default/memories"
+    day = folder / "events/2026/11/21"
+    day.mkdir(parents=True)
+    for event, text in {**FALLBACK, "deploy_broke": "The deploy broke on 2026-11-30 because of a missing env var",
+                        "thanks": "Thanks, that worked great!"}.items():
+        (day / f"{event}.md").write_text(OLD_NOTE.format(text=text, event=event))
+    assert ov("snapshot", "commit", "-m", "what the old fallback remembered").exit_code == 0
+
+    done = ov("refile", "--json").json["result"]
+    assert {m["from"].rpartition("/")[2][:-3] for m in done["moved"]} == set(FALLBACK)
+    after = _files(folder)
+    # a happening stays a note, and so does chatter the user kept once (today's remember refuses it; refile deletes nothing)
+    assert sorted(p for p in after if p.startswith("events/")) == ["events/2026/11/21/deploy_broke.md", "events/2026/11/21/thanks.md"]
+    assert "- Log all errors to Sentry" in after["preferences/default/log_all_errors.md"]
+    assert "- Bob is in Berlin" in after["entities/people/bob.md"]
+    assert any("nightly build takes 40 minutes" in text for path, text in after.items() if path.startswith("entities/systems/"))
+    for text in FALLBACK.values():
+        assert ov("remember", text).stdout.startswith("already remembered")

@@ -139,7 +139,7 @@ def remember(
         # Part of the text no rule reads, or none of it, or a dated note the rules made of it: a
         # dated note only when it tells of a happening; else a standing note of the kind it reads
         # as (a convention, the user's fact, a thing's fact), or nothing (see standing_note).
-        candidates, why_not = _noted(candidates, unread, without_ask(_one_line(text)), when, store.identity.user)
+        candidates, why_not = standing_note.noted(candidates, unread, without_ask(_one_line(text)), when, store.identity.user)
     if why_not == standing_note.CHATTER:
         raise InvalidInput(
             "could not turn the text into a memory: it is a remark of the moment (a sigh or a thanks), with no statement to keep",
@@ -189,60 +189,6 @@ def remember(
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
 
 
-def _noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
-    """``candidates`` with the note kept for what no rule read (``unread``, or the dated notes the
-    rules made of ``text``) filed as :mod:`ov.sessions.memory.standing_note` reads it: a dated
-    note of the whole text for a happening, a standing note of the whole text for a convention or
-    a fact, nothing for an aside on what was read; and why nothing is kept when nothing is
-    (:func:`~ov.sessions.memory.standing_note.nothing_to_keep`'s reason), else None."""
-    from ov.sessions.memory import standing_note as sn
-    from ov.sessions.memory.standing import points_back
-
-    if unread and sn.asks_for_now(text) or sn.thinks_aloud(text):
-        return [], sn.FOR_NOW  # ("run go test ./... and paste me the failures": whatever a rule read in its "run go test")
-    read = [c for c in candidates if c.memory_type != "events"]
-    dated = [c for c in candidates if c.memory_type == "events"]
-    why_not = None if read or not (dated or unread) else sn.nothing_to_keep(text)
-    if why_not in (sn.CHATTER, sn.FOR_NOW):
-        # "Ugh, this build is so slow today", "refactor this function to ...": chatter or a task for
-        # now as a whole, whatever happening a part of it tells; kept, it would be recalled later.
-        return [], why_not
-    # A part leaning on what was read, naming nothing ("I find them much easier to read"), or one
-    # that keeps nothing ("thanks!"), adds nothing to it.
-    parts = [p for p in unread if not (read and (sn.nothing_to_keep(p) or points_back(p) and not _names_anything(p) and not _THING_RE.search(p)))]
-    if not parts and not dated:
-        return candidates, None
-    if not parts:
-        # The rules' own dated notes ("Remember that X" where X is none of theirs): each is kept
-        # as what it reads as.
-        kept: list = []
-        for note in dated:
-            said = text if len(dated) == 1 and not read else re.sub(r"^\s*-\s+", "", str(note.fields.get("content", "")))
-            kind = sn.kind_of(said)
-            if kind == sn.HAPPENING:
-                kept.append(note)
-            elif kind is not None:
-                kept.extend(sn.standing_note(said, kind, when=when, user=user))
-            elif not read and len(dated) == 1:
-                return [], sn.nothing_to_keep(said) or sn.FOR_NOW
-        return [*read, *kept], None
-    kinds = [sn.kind_of(p) for p in parts]
-    if sn.HAPPENING in kinds or sn.happened(text):
-        kind = sn.HAPPENING
-    elif all(k is None for k in kinds):
-        if read:
-            return read, None
-        return [], sn.nothing_to_keep(text) or next((sn.nothing_to_keep(p) for p in parts if sn.nothing_to_keep(p)), sn.FOR_NOW)
-    else:
-        whole = sn.kind_of(text)
-        kind = whole if whole not in (None, sn.HAPPENING) else next(k for k in kinds if k is not None)
-    return [*read, *sn.standing_note(text, kind, when=when, user=user)], None
-
-
-# A thing named by a common noun ("the bastion", "a VPN"): a part naming one says something of its own.
-_THING_RE = re.compile(r"(?i)\b(?:the|a|an)\s+(?!(?:same|one|other|rest|way|thing|things)\b)[\w-]{3,}")
-
-
 # A remark to the agent: addressed to it, an act the user will do now, or a reminder to heed the rest.
 _TO_THE_AGENT_RE = re.compile(r"(?i)\b(?:you|your)\b|^(?:I'll|I\s+will|I\s+can)\b|\b(?:in\s+mind|note\s+of\s+that)\b")
 
@@ -279,17 +225,11 @@ def _to_the_agent(part: str) -> bool:
     """Whether ``part``, read from nothing, is only said to the agent about the rest of the text,
     or is only a greeting to it ("Hi! Name's Dana, ..." keeps no dated note of the greeting)."""
     from ov.sessions.memory.standing import points_back
+    from ov.sessions.memory.standing_note import names_anything
 
     if _GREETING_RE.match(part.strip()):
         return True
-    return points_back(part) and bool(_TO_THE_AGENT_RE.search(part)) and not _names_anything(part)
-
-
-def _names_anything(text: str) -> bool:
-    """Whether ``text`` holds a name, a figure or code: a word with a capital (the first word's
-    and "I" aside), a digit, a path's or code's mark."""
-    words = text.split()
-    return any(re.search(r"[\d`/_@:]", w) or (i and w[:1].isupper() and not re.match(r"I(?:'|\u2019|$)", w)) for i, w in enumerate(words))
+    return points_back(part) and bool(_TO_THE_AGENT_RE.search(part)) and not names_anything(part)
 
 
 def _by_root(store: Store, candidates: list, peer: str | None, workspace: str | None) -> dict[VikingURI, list]:

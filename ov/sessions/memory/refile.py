@@ -7,8 +7,11 @@ does not see them (it merges into the file its reading names) and writes a secon
 correction leaves the old value in its note, found and recalled beside the new one.
 
 A note is such a one when ``ov remember`` of its words, today, makes no dated note of them: every
-line of it read whole by the rules, into memories of types that merge. A note of words the rules
-do not read ("the build takes 20 minutes") is what today's ov makes too, and stays.
+line of it read by the rules, or filed as remember files what they do not read
+(:func:`ov.sessions.memory.standing_note.noted`, the same code): a convention, the user's fact or
+a thing's fact ("the build takes 20 minutes": the build's card), into memories of types that merge.
+A note of a happening ("the deploy broke yesterday") is what today's ov makes too, and stays; so
+does one today's ov would refuse (chatter, a task for now), which the user kept once.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.extract import extract_text
 from ov.sessions.memory.files import parse_memory
 from ov.sessions.memory.schema import MemorySchema
+from ov.sessions.memory.standing_note import noted
 
 EVENTS = "events"  # the folder (and type) of dated notes below a memories root
 # The source a note made on purpose (``ov remember --type events``) names in its trailer: the user
@@ -51,9 +55,15 @@ def refiled(text: str, schemas: Mapping[str, MemorySchema], user: str | None, *,
     lines = [line.strip() for line in content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     out: list[Candidate] = []
     for line in lines:
+        said = line.removeprefix("- ").removeprefix("* ")
         unread: list[str] = []
-        found = extract_text(line.removeprefix("- ").removeprefix("* "), when=when, user=user, unread=unread)
-        if unread or not found or any(c.memory_type not in schemas or schemas[c.memory_type].add_only for c in found):
+        found = extract_text(said, when=when, user=user, unread=unread)
+        if not found:
+            found = extract_text(f"Remember that {said}", when=when, user=user, unread=unread)
+        # What no rule reads is filed as ov remember files it (standing_note.noted): a happening stays
+        # a dated note; a convention or a fact the old fallback kept here goes where remember puts it today.
+        found, why_not = noted(found, unread, said, when, user or "user")
+        if why_not or not found or any(c.memory_type not in schemas or schemas[c.memory_type].add_only for c in found):
             return []
         out.extend(c.said_earlier() for c in found)
     return out

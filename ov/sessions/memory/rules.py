@@ -38,6 +38,7 @@ from ov.sessions.memory.standing import (
 )
 from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.supersede import supersedes
+from ov.sessions.memory.systems import ENTITY_CATEGORIES
 from ov.sessions.memory.verbs import INSTRUCTION_VERBS
 
 # ("I've come around to spaces" prefers them now)
@@ -132,14 +133,6 @@ _NOT_FACTS = frozenset(
 )
 # What makes such a thing a standing one: whose it is for good ("my home directory"), or how often it is so.
 _STANDING_VALUE_RE = re.compile(r"(?i)(?:always|usually|generally|normally|typically)\b")
-ENTITY_CATEGORIES = {
-    "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
-    "team": "teams", "squad": "teams",
-    "company": "organizations", "employer": "organizations", "organization": "organizations",
-    "organisation": "organizations", "org": "organizations", "startup": "organizations",
-    "manager": "people", "boss": "people", "colleague": "people", "teammate": "people", "mentor": "people",
-    "product": "products", "app": "products", "service": "products",
-}
 
 
 def statement_of(clause: str, restore, subject: str) -> Statement | None:

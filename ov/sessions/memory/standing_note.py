@@ -46,7 +46,7 @@ from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import WHEN_RE
 from ov.sessions.memory.notes import value_of
 from ov.sessions.memory.project_facts import a_thing_of_the_work, a_value_of_the_work, project_fact
-from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
+from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark, points_back
 from ov.sessions.memory.standing import of_the_moment as passes_with_the_moment
 from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.statement_parts import in_past, subject_of
@@ -98,6 +98,65 @@ _THEIR_I_RE = re.compile(
     r"(?i)^(?:je|j'|moi|ich|mein|meine|yo|mi|eu|io|ik|mijn|ja|mój|moja|jag|jeg|min|mitt|minä|tôi|я|мой|моя|ben|saya|aku|εγώ)(?![\w-])"
     r"|^(?:我|私|僕|저는|나는|제)"
 )
+
+
+def noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
+    """``candidates`` with the note kept for what no rule read (``unread``, or the dated notes the
+    rules made of ``text``) filed as this module reads it: a dated
+    note of the whole text for a happening, a standing note of the whole text for a convention or
+    a fact, nothing for an aside on what was read; and why nothing is kept when nothing is
+    (:func:`nothing_to_keep`'s reason), else None. ``ov remember`` and ``ov refile`` both file
+    what no rule reads here, so a note refile moves is what remember would make of its words today."""
+    if unread and asks_for_now(text) or thinks_aloud(text):
+        return [], FOR_NOW  # ("run go test ./... and paste me the failures": whatever a rule read in its "run go test")
+    read = [c for c in candidates if c.memory_type != "events"]
+    dated = [c for c in candidates if c.memory_type == "events"]
+    why_not = None if read or not (dated or unread) else nothing_to_keep(text)
+    if why_not in (CHATTER, FOR_NOW):
+        # "Ugh, this build is so slow today", "refactor this function to ...": chatter or a task for
+        # now as a whole, whatever happening a part of it tells; kept, it would be recalled later.
+        return [], why_not
+    # A part leaning on what was read, naming nothing ("I find them much easier to read"), or one
+    # that keeps nothing ("thanks!"), adds nothing to it.
+    parts = [p for p in unread if not (read and (nothing_to_keep(p) or points_back(p) and not names_anything(p) and not _THING_RE.search(p)))]
+    if not parts and not dated:
+        return candidates, None
+    if not parts:
+        # The rules' own dated notes ("Remember that X" where X is none of theirs): each is kept
+        # as what it reads as.
+        kept: list = []
+        for note in dated:
+            said = text if len(dated) == 1 and not read else re.sub(r"^\s*-\s+", "", str(note.fields.get("content", "")))
+            kind = kind_of(said)
+            if kind == HAPPENING:
+                kept.append(note)
+            elif kind is not None:
+                kept.extend(standing_note(said, kind, when=when, user=user))
+            elif not read and len(dated) == 1:
+                return [], nothing_to_keep(said) or FOR_NOW
+        return [*read, *kept], None
+    kinds = [kind_of(p) for p in parts]
+    if HAPPENING in kinds or happened(text):
+        kind = HAPPENING
+    elif all(k is None for k in kinds):
+        if read:
+            return read, None
+        return [], nothing_to_keep(text) or next((nothing_to_keep(p) for p in parts if nothing_to_keep(p)), FOR_NOW)
+    else:
+        whole = kind_of(text)
+        kind = whole if whole not in (None, HAPPENING) else next(k for k in kinds if k is not None)
+    return [*read, *standing_note(text, kind, when=when, user=user)], None
+
+
+# A thing named by a common noun ("the bastion", "a VPN"): a part naming one says something of its own.
+_THING_RE = re.compile(r"(?i)\b(?:the|a|an)\s+(?!(?:same|one|other|rest|way|thing|things)\b)[\w-]{3,}")
+
+
+def names_anything(text: str) -> bool:
+    """Whether ``text`` holds a name, a figure or code: a word with a capital (the first word's
+    and "I" aside), a digit, a path's or code's mark."""
+    words = text.split()
+    return any(re.search(r"[\d`/_@:]", w) or (i and w[:1].isupper() and not re.match(r"I(?:'|\u2019|$)", w)) for i, w in enumerate(words))
 
 
 def kind_of(text: str) -> str | None:

@@ -62,12 +62,71 @@ _ATTRIBUTE_RE = re.compile(r"(?i)^(?P<attr>port(?:\s+number)?|host(?:name)?|addr
 REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
 
 
-def entity_fact(name: str, fact: str) -> Statement:
-    """A fact about a system, or about a team ("the payments team": entities/teams/payments, named
-    as "I joined the Payments team" names it)."""
+# The kinds of entity a noun names (the entity schema's categories): "the payments team", "our
+# employer", "the Atlas project"; what "my K is Y" files a name under (rules), and a card's category.
+ENTITY_CATEGORIES = {
+    "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
+    "team": "teams", "squad": "teams",
+    "company": "organizations", "employer": "organizations", "organization": "organizations",
+    "organisation": "organizations", "org": "organizations", "startup": "organizations",
+    "manager": "people", "boss": "people", "colleague": "people", "teammate": "people", "mentor": "people",
+    "product": "products", "app": "products", "service": "products",
+}
+# A noun naming the thing a card is about, as its last word, which the card's name goes without
+# ("the payments team": teams/payments; "the Atlas project": projects/atlas): never a system's noun
+# ("the payments service" is a system's name, whole).
+_HEAD_CATEGORIES = {**{noun: category for noun, category in ENTITY_CATEGORIES.items() if noun not in SYSTEM_NOUNS},
+                    **dict.fromkeys(("client", "customer", "vendor", "agency", "partner", "supplier"), "organizations")}
+# What a fact says of a person: their place ("is in Berlin", "is based in", "lives in"), their work or
+# their life ("works on", "joined", "is on leave"), their role ("is our tech lead", "is a designer"),
+# or a person's pronoun in it.
+_PERSON_VERB_RE = re.compile(
+    r"(?i)^(?:lives|works|worked|joined|left|leads|led|owns|manages|maintains|reviews|approves|knows|speaks|prefers|likes|loves|"
+    r"hates|wants|said|says|thinks|moved|retired|quit|was\s+born|is\s+on\s+(?:leave|vacation|holiday|pto|parental|paternity|"
+    r"maternity|sick)|is\s+out|is\s+off|is\s+(?:from|based|remote|responsible|in\s+charge|allergic|vegetarian|vegan|pregnant|married))\b"
+)
+_PERSON_PRONOUN_RE = re.compile(r"(?i)\b(?:he|she|him|his|her|hers)\b")
+_ROLE_RE = re.compile(r"(?i)^(?:is|was)\s+(?:(?:a|an|the|our|my|their|his|her)\s+)?(?:new\s+|former\s+|senior\s+|junior\s+|lead\s+)*"
+                      r"(?:[\w-]+\s+){0,2}(?P<noun>[\w-]+)$")
+_PLACE_AFTER_RE = re.compile(r"(?i)^(?:is|lives|works|sits)\s+(?:in|from|at)\s+(?P<place>.+)$")
+_PERSON_ROLES = frozenset(("lead", "pm", "cto", "ceo", "cfo", "coo", "vp", "intern", "founder", "cofounder", "co-founder",
+                          "friend", "wife", "husband", "partner", "sister", "brother", "mom", "dad", "mother", "father", "son",
+                          "daughter", "cousin", "uncle", "aunt", "neighbour", "neighbor", "roommate", "flatmate", "boss",
+                          "colleague", "teammate", "mentor", "mentee", "manager", "nurse", "doctor"))
+
+
+def category_of(name: str, fact: str) -> str:
+    """The entity schema's category for a card on ``name`` stating ``fact`` (its line, or the text
+    said): a head noun's (:data:`ENTITY_CATEGORIES`), else a person's for a name in a person's
+    shape (one or two capitalised words, no system, tool nor language) with a fact said of a person
+    (:data:`_PERSON_VERB_RE`, a role, a place to live, a pronoun), else a role's noun ("Atlas is
+    a Django project": projects), else ``systems``."""
+    from ov.sessions.memory.capitals import NAME_WORD
+    from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place
+
     words = name.split()
-    category = "teams" if words[-1].lower() in TEAM_NOUNS and len(words) > 1 else "systems"
-    if category == "teams":
+    if len(words) > 1 and words[-1].lower() in _HEAD_CATEGORIES:
+        return _HEAD_CATEGORIES[words[-1].lower()]
+    said = re.sub(rf"(?i)^(?:the\s+|our\s+)?{re.escape(name)}\s+", "", fact.strip().rstrip(".!")) if name else fact
+    role = _ROLE_RE.match(said)
+    noun = role.group("noun").lower() if role else ""
+    person = (len(words) <= 2 and all(re.fullmatch(NAME_WORD, w) for w in words) and not names_a_system(words[-1])
+              and name.lower() not in PROGRAMMING_LANGUAGES and is_place(name))  # (a name as a place would be: no tool, no platform)
+    place = _PLACE_AFTER_RE.match(said)
+    if person and (_PERSON_VERB_RE.match(said) or _PERSON_PRONOUN_RE.search(said) or noun in _PERSON_ROLES
+                   or re.search(r"(?:er|or|ist|ian)$", noun) and not names_a_system(noun) or place and is_place(place.group("place"))):
+        return "people"
+    if noun in _HEAD_CATEGORIES:
+        return _HEAD_CATEGORIES[noun]
+    return "systems"
+
+
+def entity_fact(name: str, fact: str) -> Statement:
+    """A fact about a system, a team ("the payments team": entities/teams/payments, named as "I
+    joined the Payments team" names it), or another kind of thing (:func:`category_of`)."""
+    category = category_of(name, fact)
+    words = name.split()
+    if len(words) > 1 and _HEAD_CATEGORIES.get(words[-1].lower()) == category:
         name = " ".join(words[:-1])
     return Statement("entities", "", name, ("entities", category, name.lower()), {"category": category}, fact=tx.capitalise(fact))
 
