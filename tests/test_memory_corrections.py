@@ -1030,9 +1030,9 @@ CASES = [
     # ... while a task on things in view stays a note, and a file or a version is no address
     pytest.param([("refused", "Add all the files"), ("refused", "Create a new branch"), "The bug is in auth.py", "Version is at 1.2.3"],
                  {"entities/systems/version.md": "# Version\n\n- Version is at 1.2.3", f"events/{TODAY:%Y/%m/%d}/bug.md": "- The bug is in auth.py"}, None, id="a-task-in-view-a-file-or-a-version-stay-notes"),
-    # --- a thing whose place is an address is a system; "the cluster" is the one cluster stored ------
+    # --- a thing whose place is an address is a system; "the cluster" is the one cluster stored; a person in a city is a person (mem23) ------
     pytest.param(["Grafana is at grafana.internal:3000", "Grafana is at grafana.corp.example.com", "Bob is in Berlin"],
-                 {"entities/systems/bob.md": "# Bob\n\n- Bob is in Berlin", "entities/systems/grafana.md": "# Grafana\n\n- Is at grafana.corp.example.com"}, None, id="a-thing-at-an-address-is-a-system"),
+                 {"entities/people/bob.md": "# Bob\n\n- Bob is in Berlin", "entities/systems/grafana.md": "# Grafana\n\n- Is at grafana.corp.example.com"}, None, id="a-thing-at-an-address-is-a-system"),
     pytest.param(["The build cluster runs on port 9000", "The cluster listens on port 9100"],
                  {"entities/systems/build_cluster.md": "# Build cluster\n\n- Listens on port 9100"}, None, id="the-cluster-is-the-build-cluster"),
     # --- an adverb before the verb stays before it, -ly or not (found by a review: "Team alwayses squash ...")
@@ -2110,6 +2110,25 @@ CASES = [
                  {"preferences/default/squash_fixup_commits.md": "- Always squash fixup commits before review",
                   "entities/systems/docs_site.md": "# Docs site\n\n- Is built with Docusaurus\n- The docs site is built with Docusaurus. Deploys go through Netlify"}, None,
                  id="an-aside-on-what-was-read-keeps-no-note-a-second-fact-is-the-cards"),
+    # (mem23) chatter, thinking aloud and a task for now each have one reading (moment.py): a sigh about the thing at
+    # hand, a guess about the work said with "I think", a task of a verb no list holds, chained with another
+    pytest.param([("refused", "Argh, that migration is slow again"), ("refused", "I think the flake is in the retry logic"),
+                  ("refused", "I think it's the DNS cache"), ("refused", "reindex the search shards and then rebuild them"),
+                  ("refused", "ok give me a sec"), "I think in Go"],
+                 {"profile.md": "- Thinks in Go"}, None, id="one-reading-of-chatter-thinking-aloud-and-a-task-for-now"),
+    pytest.param(["Thanks, the wiki moved to wiki.internal:8443", "Reindex the search shards on Sunday"],
+                 {f"events/{TODAY:%Y/%m/%d}/thanks.md": "- Thanks, the wiki moved to wiki.internal:8443",
+                  f"events/{TODAY:%Y/%m/%d}/reindex_search_shards.md": "- Reindex the search shards on Sunday"}, None,
+                 id="a-thanks-with-a-fact-and-a-task-for-a-day-are-kept"),
+    # (mem23) a card for a fact no rule reads takes the entity schema's category by broad cues
+    pytest.param(["Ingrid is based in Oslo", "Tomasz is our new QA lead", "Borealis is a Rails project", "Globex is our biggest customer",
+                  "Borealis runs on Ruby 3.3"],
+                 {"entities/people/ingrid.md": "# Ingrid\n\n- Ingrid is based in Oslo",
+                  "entities/people/tomasz.md": "# Tomasz\n\n- Tomasz is our new QA lead",
+                  "entities/projects/borealis.md": "# Borealis\n\n- Borealis is a Rails project",
+                  "entities/organizations/globex.md": "# Globex\n\n- Globex is our biggest customer",
+                  "entities/systems/borealis.md": "# Borealis\n\n- Runs on Ruby 3.3"}, None,
+                 id="a-card-no-rule-reads-takes-the-schemas-category"),
     # (review rev20) working at home, at night or for oneself is no employer in any language, a script without capitals
     # too: only a name (a capital, or in Japanese and Korean Latin letters or a company's word) is one
     pytest.param(["I work at Acme", "家で働いています", "집에서 일해요", "Jag jobbar på natten", "Jag jobbar för mig själv", "Я работаю на себя",

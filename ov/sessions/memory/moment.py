@@ -13,7 +13,9 @@ and keep nothing when no rule reads a statement in them. This module is where ea
   "Ugh, the prod API key expires on 2027-01-31" state something to keep;
 - **thinking aloud** (:func:`thinks_aloud`, :func:`aloud`): a hesitation, a guess or a look to come
   ("hmm", "maybe the race is in the DMA callback", "I wonder if it's the cache; let me check", "let me
-  think about it", "give me a sec", "not sure yet"): what the look finds is what would be worth keeping;
+  think about it", "give me a sec", "not sure yet"), and a guess about the work at hand said with "I
+  think" ("I think the bug is in the parser": session extraction ignores every "I think"): what the
+  look finds is what would be worth keeping. "I think in Go" is the user's way, read by the rules;
 - **a task for now** (:func:`task_for_now`): an imperative of the work with nothing that makes it
   standing ("refactor this function to use a list comprehension", "run the tests and fix whatever
   fails", "bump the version and tag the release"). It was a prompt for the agent, sent to the wrong
@@ -109,10 +111,17 @@ _LOOK = (r"let\s+me\s+(?:think|check|see|look|try|figure|sleep|mull|get\s+back|d
          r"give\s+me\s+a\s+(?:sec|second|minute|moment|min)|one\s+(?:sec|second|moment|min)|brb|"
          r"I(?:'ll|\s+will|\s+need\s+to|\s+have\s+to|\s+want\s+to|'d\s+like\s+to)\s+(?:think|sleep|mull|check|look|get\s+back)|"
          r"will\s+(?:check|look|think)")
+# The trouble of the work at hand, news whatever is said of it ("the bug is in auth.py"): what a guess is about.
+TROUBLE = r"bug|issue|problem|error|crash|leak|regression|outage|incident|failure|culprit|cause|race|deadlock|flake|slowdown"
+# A guess said with "I think" about the trouble at hand, what is pointed at or with a modal of doubt
+# ("I think the bug is in the parser", "I think it's the cache", "I think the DB might be the bottleneck"):
+# session extraction ignores every "I think"; not the user's ways ("I think in Go"), which the rules read.
+_THINK_GUESS = (rf"I\s+(?:think|believe|reckon|feel\s+like)\s+(?:that\s+)?(?:maybe\b|(?:it|this|that)(?:'s|\s+(?:is|was|might|could|may|must))\b|"
+                rf"(?:the|this|that|our)\s+(?:[\w.-]+\s+){{0,2}}(?:{TROUBLE})s?\b|\S+(?:\s+\S+){{0,3}}\s+(?:might|could|may)\s+be\b)")
 # A hesitation, a guess or a look opening a text: thinking aloud, whatever a rule reads in it.
 _HEDGE_RE = re.compile(
     rf"(?i)^{_FILLER}(?:hm+|hmm+|uh+|um+|erm|mm+|maybe|perhaps|probably|possibly|presumably|I\s+(?:wonder|guess|suspect|bet)|"
-    rf"could\s+(?:it\s+)?be|might\s+be|it\s+(?:might|could|may)\s+be|not\s+sure|no\s+idea|{_LOOK})\b"
+    rf"could\s+(?:it\s+)?be|might\s+be|it\s+(?:might|could|may)\s+be|not\s+sure|no\s+idea|{_THINK_GUESS}|{_LOOK})\b"
 )
 _LOOK_RE = re.compile(rf"(?i)\b(?:{_LOOK})\b")
 
@@ -164,7 +173,9 @@ STANDING_RE = re.compile(
     r"in\s+(?:English|French|German|Spanish|Italian|Dutch|Polish|Portuguese|Japanese|Chinese|Korean|British\s+English|American\s+English))\b"
 )
 # Joined steps ("bump the version and tag the release"): a sequence for now.
-_AND_THEN_RE = re.compile(rf"(?i)\b(?:and|then|,)\s+(?:then\s+)?(?:{INSTRUCTION_VERBS}|{_ONE_OFF})\b")
+# (or a verb no list holds, by its shape: "and rerun the HIL tests", "then regenerate them")
+_AND_THEN_RE = re.compile(rf"(?i)\b(?:(?:and|then|,)\s+(?:then\s+)?(?:{INSTRUCTION_VERBS}|{_ONE_OFF})\b|"
+                          r"(?:and|then)\s+(?:then\s+)?[a-z]{3,}(?<!ly)\s+(?:the|this|that|these|those|it|them|all)\b)")
 # A convention said as an imperative: a kind of thing ("all errors", "the tests", "the whole suite";
 # not "the version", "this file", "it") and where or how, always ("to Sentry", "with buildx", "in CI",
 # "next to the code"): "Log all errors to Sentry" is how to work for good, "Upgrade all packages" and
@@ -175,11 +186,41 @@ _KIND_HOW_RE = re.compile(
 )
 
 
+# An imperative of a verb no list holds, by its shape: a word in lower case (its first letter aside)
+# that is no past, no third person and no adverb, then what a verb takes at once, a determiner or a
+# pointer ("regenerate the protobuf bindings", "vendor this crate"), where a subject is followed by its
+# verb ("Kafka handles the ...", "the build takes ...").
+_ANY_VERB_RE = re.compile(
+    rf"(?i)^{_FILLER}(?:please\s+|pls\s+|kindly\s+)?(?P<verb>(?-i:[A-Za-z][a-z]{{2,}}))"
+    r"(?P<rest>\s+(?:the|this|that|these|those|my|our|all|every|it|them|some|any|each|both)\b.*)$"
+)
+
+
+def _a_verb(word: str) -> bool:
+    """Whether ``word``, opening a sentence before a determiner, may be a verb's base form."""
+    from ov.sessions.memory.standing import TIME_WORD_RE
+    from ov.sessions.memory.statement_parts import NO_SUBJECT, PREPOSITIONS
+    from ov.sessions.memory.verbs import is_past
+
+    low = word.lower()
+    return not (low in NO_SUBJECT or low in PREPOSITIONS or low in _NOT_VERBS or TIME_WORD_RE.fullmatch(low) or is_past(low)
+                or low.endswith(("ly", "ing", "s")))
+
+
+# Words opening a sentence before a determiner that are no verb: time, degree, quantity, sequence.
+_NOT_VERBS = words("today tonight tomorrow yesterday now then also only even just both all not maybe perhaps sadly apparently "
+                   "luckily btw fyi plus hence otherwise meanwhile besides during like unlike per via despite after before "
+                   "since because until unless whether although though while here there once twice thanks")
+
+
 def imperative(said: str) -> re.Match[str] | None:
     """The imperative ``said`` opens with (groups ``verb``, ``rest``), or None: a verb's word, not a
     name ("PIN 3 on ...", "BUILD is ...") nor a noun with its verb after it ("Test coverage is 80%",
-    "Build caches live on ...")."""
+    "Build caches live on ..."); a verb no list holds by its shape (:data:`_ANY_VERB_RE`)."""
     match = _IMPERATIVE_RE.match(said)
+    if match is None:
+        shaped = _ANY_VERB_RE.match(said)
+        match = shaped if shaped and _a_verb(shaped.group("verb")) else None
     if match is None or (len(match.group("verb")) > 1 and match.group("verb").isupper()):
         return None
     after = match.group("rest").split()[:3]
@@ -211,7 +252,9 @@ def standing_imperative(said: str) -> bool:
         return False
     if re.match(r"(?i)\s*(?:a|an)\s", told.group("rest")):
         return False  # "create a new branch": one thing, made once
-    return not _FOR_NOW_RE.search(told.group("rest")) and not _AND_THEN_RE.search(told.group("rest")) and not _ONE_OFF_RE.match(told.group("verb"))
+    # (a verb no list holds is one of an act, as those of _ONE_OFF: "regenerate the bindings")
+    return not _FOR_NOW_RE.search(told.group("rest")) and not _AND_THEN_RE.search(told.group("rest")) \
+        and not _ONE_OFF_RE.match(told.group("verb")) and bool(_IMPERATIVE_RE.match(said))
 
 
 def task_for_now(said: str) -> bool:

@@ -43,7 +43,7 @@ from ov.sessions.memory.candidate import Candidate, candidate_of
 from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, WE, WE_CJK
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
-from ov.sessions.memory.moment import WHEN_RE
+from ov.sessions.memory.moment import TROUBLE, WHEN_RE
 from ov.sessions.memory.notes import value_of
 from ov.sessions.memory.project_facts import a_thing_of_the_work, a_value_of_the_work, project_fact
 from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark, points_back
@@ -224,7 +224,7 @@ def happened(text: str) -> bool:
 
 # What is news whatever is said of it: a bug, an incident, a gathering ("the team offsite is in Porto").
 _NEWS_RE = re.compile(
-    r"(?i)^(?:the|this|that|our|a|an)\s+(?:[\w-]+\s+)?(?:bug|issue|problem|error|crash|leak|regression|outage|incident|failure|offsite|"
+    rf"(?i)^(?:the|this|that|our|a|an)\s+(?:[\w-]+\s+)?(?:{TROUBLE}|offsite|"
     r"meeting|standup|stand-up|retro|retrospective|demo|launch|deadline|conference|workshop|party|interview|kickoff|hackathon|all-hands|"
     r"dinner|lunch|trip|visit)s?\b"
 )

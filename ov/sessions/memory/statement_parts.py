@@ -33,9 +33,9 @@ _PRESENT = words("is are am isn't aren't has have does do don't doesn't can can'
     "need needs require requires")
 _PRONOUNS = words("i we you he she it they this that these those there here what which who")
 # Words that open no thing's name: a pronoun, a conjunction, a lead-in.
-_NO_SUBJECT = _PRONOUNS | words("and but or so if when whenever while because since as once unless until though although then also "
+NO_SUBJECT = _PRONOUNS | words("and but or so if when whenever while because since as once unless until though although then also "
                                  "actually anyway scratch update note fyi btw ok okay well no yes wait sorry hmm just plus thanks ugh")
-_PREPOSITIONS = words("on in at for of with to from by via under behind through about into onto per")
+PREPOSITIONS = words("on in at for of with to from by via under behind through about into onto per")
 # A determiner a thing's name may start with, dropped from its card's name.
 _DETERMINER_RE = re.compile(r"(?i)^(?:(?:our|the|my\s+team's|our\s+team's|this\s+(?:repo's|project's)|all|every|each)\s+)")
 
@@ -51,7 +51,7 @@ def in_past(said: str) -> bool:
         if i and ((word.endswith("ing") and words[i - 1] not in _NOT_BEFORE_PAST) or (word.endswith("s") and not word.endswith("ss") and words[i - 1] not in _NOT_BEFORE_PAST
                                            and word not in _PRONOUNS and len(word) > 3 and not words[i - 1].endswith("s"))):
             return False  # a present ("the build takes", "the service listens") or a progressive
-        if is_past(word) and (i == 0 or words[i - 1] not in _NOT_BEFORE_PAST) and not (i and words[i - 1] in _PREPOSITIONS):
+        if is_past(word) and (i == 0 or words[i - 1] not in _NOT_BEFORE_PAST) and not (i and words[i - 1] in PREPOSITIONS):
             return True
     return False
 
@@ -66,12 +66,12 @@ def subject_of(said: str) -> str | None:
         return scoped.group("x")  # "In the payments service, we use Kafka": the payments service's
     rest = _DETERMINER_RE.sub("", said)
     words = rest.split()
-    if not words or re.sub(r"'s$", "", words[0].lower().strip(",")) in _NO_SUBJECT:
+    if not words or re.sub(r"'s$", "", words[0].lower().strip(",")) in NO_SUBJECT:
         return None
     name: list[str] = []
     for i, word in enumerate(words[:6]):
         bare = word.strip(",;:").lower()
-        if i and (bare in _PRESENT or bare in ("was", "were") or bare in _PREPOSITIONS or is_past(bare) or _verb_at(words, i)):
+        if i and (bare in _PRESENT or bare in ("was", "were") or bare in PREPOSITIONS or is_past(bare) or _verb_at(words, i)):
             break
         name.append(word.rstrip(",;:"))
         if word.endswith((",", ":", ";")):
@@ -101,6 +101,6 @@ def _verb_at(words: list[str], i: int) -> bool:
     following = words[i + 1].lower() if i + 1 < len(words) else ""
     if following in _PRESENT or following in PLURAL_VERBS or following in ("are", "were") or is_past(following):
         return False  # a plural noun before its verb: "the Grafana dashboards are", "Kafka topics get"
-    return bool(following) and (following in _PREPOSITIONS or following in ("a", "an", "the", "our", "its", "their", "every", "all", "no",
+    return bool(following) and (following in PREPOSITIONS or following in ("a", "an", "the", "our", "its", "their", "every", "all", "no",
                                                                                "up", "out", "down", "off")
                                 or following[:1].isdigit() or words[i + 1][:1].isupper() or not following.endswith("s"))
