@@ -113,11 +113,11 @@ def category_of(name: str, fact: str) -> str:
     person = (len(words) <= 2 and all(re.fullmatch(NAME_WORD, w) for w in words) and not names_a_system(words[-1])
               and name.lower() not in PROGRAMMING_LANGUAGES and is_place(name))  # (a name as a place would be: no tool, no platform)
     place = _PLACE_AFTER_RE.match(said)
+    if noun in _HEAD_CATEGORIES:
+        return _HEAD_CATEGORIES[noun]  # ("Globex is our biggest customer": a customer's noun before a person's -er)
     if person and (_PERSON_VERB_RE.match(said) or _PERSON_PRONOUN_RE.search(said) or noun in _PERSON_ROLES
                    or re.search(r"(?:er|or|ist|ian)$", noun) and not names_a_system(noun) or place and is_place(place.group("place"))):
         return "people"
-    if noun in _HEAD_CATEGORIES:
-        return _HEAD_CATEGORIES[noun]
     return "systems"
 
 
