@@ -385,23 +385,28 @@ def trial(expected: Expected, point: int, workdir: Path, base_env: dict[str, str
     if tree_vs_head:
         problems.append("work tree differs from HEAD: " + "; ".join(tree_vs_head))
 
-    retry = ov_proc(list(expected.argv), env, workdir)
-    if retry.returncode != 0 and landed and expected.argv[0] in MOVES:
+    # The retry, the probe, a find and fsck run in one process, one after the other: a process
+    # start costs more than most of them, and each is still the next command of a fresh process.
+    set_value(Home(home), "store.lock_timeout", f"{PROBE_LIMIT_S:g}")
+    probe_args = ["write", PROBE_URI, "-c", f"probe after a kill at {point}\n"]
+    # Build the index before fsck: fsck of a store whose index lags behind HEAD checks less.
+    outcomes = crashpoint.run_sequence([list(expected.argv), probe_args, ["find", "x"], ["fsck"]], env, workdir)
+    retry, probe, (find_rc, find_out, find_err), (fsck_rc, fsck_out, fsck_err) = outcomes
+    retry_rc, probe_rc = retry[0], probe[0]
+    # What the retry left is the probe's parent (the probe is one commit), or HEAD if the probe failed.
+    retried = crashpoint.head_of(repo)
+    if probe_rc == 0:
+        retried = crashpoint.parents_of(repo, retried)[0]
+    if retry_rc != 0 and landed and expected.argv[0] in MOVES:
         pass  # it moved before the kill: moving again finds no source, as it should
-    elif retry.returncode != 0:
-        problems.append(f"retry of the killed command exited {retry.returncode}: {retry.brief()}")
+    elif retry_rc != 0:
+        problems.append(f"retry of the killed command exited {retry_rc}: {Proc(*retry, 0).brief()}")
     else:
-        after_retry = same_tree(crashpoint.committed_files(repo), expected.after, expected.volatile)
+        after_retry = same_tree(crashpoint.committed_files(repo, retried), expected.after, expected.volatile)
         if after_retry:
             problems.append("after the retry HEAD is not what a complete run gives: " + "; ".join(after_retry))
-
-    set_value(Home(home), "store.lock_timeout", f"{PROBE_LIMIT_S:g}")
-    probe = ov_proc(["write", PROBE_URI, "-c", f"probe after a kill at {point}\n"], env, workdir)
-    if probe.returncode != 0:
-        problems.append(f"probe `ov write` (waiting at most {PROBE_LIMIT_S:g}s for the store) exited {probe.returncode}: {probe.brief()}")
-
-    # Build the index first: fsck of a store whose index lags behind HEAD checks less.
-    (find_rc, find_out, find_err), (fsck_rc, fsck_out, fsck_err) = crashpoint.run_sequence([["find", "x"], ["fsck"]], env, workdir)
+    if probe_rc != 0:
+        problems.append(f"probe `ov write` (waiting at most {PROBE_LIMIT_S:g}s for the store) exited {probe_rc}: {Proc(*probe, 0).brief()}")
     if find_rc != 0:
         problems.append(f"`ov find x` exited {find_rc}: {Proc(find_rc, find_out, find_err, 0).brief()}")
     if fsck_rc != 0:
@@ -414,7 +419,7 @@ def trial(expected: Expected, point: int, workdir: Path, base_env: dict[str, str
     final = crashpoint.committed_files(repo, final_head)
     if expected.old_head not in crashpoint.ancestors(repo, final_head):
         problems.append("the old head is no longer an ancestor of HEAD")
-    if probe.returncode == 0 and final.get(PROBE_PATH) is None:
+    if probe_rc == 0 and final.get(PROBE_PATH) is None:
         problems.append("the probe write is not in HEAD")
     lost = sorted(p for p, data in expected.before.items() if p not in expected.changed and final.get(p) != data)
     on_disk = crashpoint.worktree_files(repo)
