@@ -371,10 +371,14 @@ import sys, time
 from pathlib import Path
 from ov.store.lock import WriteLock
 path, name, hold = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-with WriteLock(path, 30):
+release = path.with_name("release")
+with WriteLock(path, 60):
     with open(path.with_name("order.txt"), "a") as out:
         out.write(name + "\\n")
-    time.sleep(hold)
+    deadline = time.monotonic() + 120  # a failed test's holder does not outlive it for long
+    while hold < 0 and not release.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # held until the test says so: the waiters queue however slowly they start
+    time.sleep(max(hold, 0))
 """
 
 
@@ -389,11 +393,14 @@ def test_waiters_get_the_lock_in_the_order_they_arrived(tmp_path: Path):
     lock = tmp_path / "state/write.lock"
     lock.parent.mkdir(parents=True)
     queue = tmp_path / "state/write.queue"
-    procs = [subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "first", "3.0"])]
+    # The first holds the lock until all five wait: a fixed hold of 3 s ran out on a loaded machine
+    # before the fifth had started, and the queue then never held five.
+    procs = [subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "first", "-1"])]
     tickets_reach(queue, 1)
     for n, name in enumerate(("w1", "w2", "w3", "w4", "w5"), start=2):
         procs.append(subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), name, "0.05"]))
         tickets_reach(queue, n)  # each has taken its ticket before the next one starts
+    (tmp_path / "state/release").touch()
     for proc in procs:
         assert proc.wait(timeout=30) == 0
     assert (tmp_path / "state/order.txt").read_text().split() == ["first", "w1", "w2", "w3", "w4", "w5"]
@@ -404,13 +411,14 @@ def test_a_waiter_killed_in_the_queue_does_not_block_the_ones_behind_it(tmp_path
     lock = tmp_path / "state/write.lock"
     lock.parent.mkdir(parents=True)
     queue = tmp_path / "state/write.queue"
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "first", "3.0"])
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "first", "-1"])
     tickets_reach(queue, 1)
     doomed = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "doomed", "0"])
     tickets_reach(queue, 2)
     behind = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "behind", "0"])
     tickets_reach(queue, 3)
     doomed.kill()  # its ticket stays behind, unlocked
+    (tmp_path / "state/release").touch()
     assert holder.wait(timeout=30) == 0 and behind.wait(timeout=30) == 0
     assert (tmp_path / "state/order.txt").read_text().split() == ["first", "behind"]
 
