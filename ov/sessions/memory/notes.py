@@ -55,6 +55,7 @@ class Value:
     frame: str
     value: str
     plain: bool  # said with "is", a preposition or a change: not a verb form's ("is blocked by")
+    head: str = ""  # the subject and the frame as typed, the value's line up to its value ("The default branch is")
 
     def of_same(self, other: Value) -> bool:
         """Whether ``other`` gives the same subject a value the same way (see the module's doc)."""
@@ -79,7 +80,9 @@ def value_of(line: str) -> Value | None:
     if framed:
         frame, rest = f"is {' '.join(framed.group('frame').lower().split())}", framed.group("value")
     subject = re.sub(r"^(?:the|our|my|your)\s+", "", normalise(match.group("subject")))
-    return Value(subject, frame, said_again(rest), plain=verb_form is None)
+    said = match.group("copula") or line.strip()[match.end("subject") : match.start("rest")].strip()
+    head = " ".join((match.group("subject"), said, *(framed.group("frame").split() if framed else ())))
+    return Value(subject, frame, said_again(rest), plain=verb_form is None, head=head)
 
 
 @dataclass(frozen=True)

@@ -228,8 +228,6 @@ _NEWS_RE = re.compile(
     r"meeting|standup|stand-up|retro|retrospective|demo|launch|deadline|conference|workshop|party|interview|kickoff|hackathon|all-hands|"
     r"dinner|lunch|trip|visit)s?\b"
 )
-# What a line gives a value after: "The default branch is", "The staging DB is at".
-_VALUE_HEAD_RE = re.compile(r"(?i)^(?P<head>\S.{2,80}?\s(?:is|are)(?:\s+(?:at|on|in|for|from|due|under))?)\s+\S")
 # A value said of where the team works: "max line length in our repo is 100".
 _OURS_RE = re.compile(r"(?i)^(?:the\s+)?(?P<k>[a-z][\w -]{2,40}?)\s+(?:in|for|on|of)\s+(?:our|this)\s+(?:repo|repository|project|codebase|team)\s+"
                       r"(?:is|are)\s+(?P<v>[^,;]{1,40})$")
@@ -260,6 +258,9 @@ def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Ca
     line = tx.capitalise(tx.absolute_dates(tx.clean(text), when))
     if kind == HAPPENING:
         return [Candidate("events", {"event": topics.event_name(text), "content": f"- {line}"}, ["remember"])]
+    # What holds is kept without the lead that corrected it ("No, the default branch is main"), which
+    # says nothing later; a dated note keeps the words as they were said.
+    line = tx.capitalise(re.sub(CORRECTION_LEAD, "", line, flags=re.IGNORECASE))
     if kind == CONVENTION:
         team = bool(_TEAM_RE.search(text) or not _english(text) and _THEIR_WE_RE.search(text)) and not _first_person(text)
         said = f"{line} (team convention)" if team else line
@@ -267,10 +268,7 @@ def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Ca
         statement = Statement("preferences", "", said, ("preferences", topic), {"subject": user, "topic": topic}, sources=["remember"])
         return [candidate_of(statement)]
     swap = switched(text)
-    # A value given to a subject ("The default branch is master") takes the place of the line giving
-    # it another, as a dated note's new value does (notes.value_of): one line per subject and frame.
-    head = _VALUE_HEAD_RE.match(line) if value_of(line) is not None else None
-    probes = (head.group("head"),) if head else ()
+    probes = _value_probes(line)
     if kind == USER_FACT or (kind == THING_FACT and _subject(text) is None):
         statement = Statement("profile", "", line, ("profile", "fact", line.lower()), {}, sources=["remember"], swap=swap, probes=probes)
         return [candidate_of(statement)]
@@ -282,6 +280,26 @@ def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Ca
     statement = entity_fact(_subject(text) or "", line)
     statement.sources, statement.swap, statement.probes = ["remember"], swap, probes
     return [candidate_of(statement)]
+
+
+def _value_probes(line: str) -> tuple[str, ...]:
+    """The stored line ``line`` takes the place of: the one giving the same attribute another value.
+
+    A subject given a value the same way (notes.value_of's frame) has one line: "The default branch is
+    master" then "... is main", "Atlas is deployed on Kubernetes" then "... on ECS", "The staging DB is at
+    ..." (a place or a time). A named thing said to be something ("Atlas is our ML platform", "The API is
+    rate limited to 100 rpm") is described, not given the value of one attribute: a second description
+    is a second fact of it, kept beside the first (review rev21 #1). So a plain "is" replaces only
+    where the subject is itself the attribute (no name: "default branch", "on-call rotation") and what
+    it is given is a value (a few words, no participle: "main", "weekly")."""
+    value = value_of(line)
+    if value is None or value.frame == "changes to":
+        return ()
+    if value.frame == "is":
+        subject = re.sub(r"(?i)^(?:the|our|my|your)\s+", "", value.head.rsplit(None, 1)[0])
+        if re.search(r"[A-Z0-9]", subject) or len(value.value.split()) > 3 or re.match(r"(?i)(?:a|an)\s|\w+(?:ed|ing)\b", value.value):
+            return ()
+    return (value.head,)
 
 
 def _plain(text: str) -> str:
