@@ -37,11 +37,12 @@ _CHANGE_INNER_RE = re.compile(
     r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+|^(?P<s>(?:the|our|my|we)\b(?:\s+[\w.+-]+){0,3}?)\s+now\s+(?=[a-z])"
 )
 # What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
-# that, ...", "I was wrong, ...", "No wait, ...", "Wait, no, ...", "Update: ..." ("update" only before a colon or
+# that, ...", "I was wrong, ...", "No wait, ...", "Wait, no, ...", "No, ..." (a bare "no" before what holds instead:
+# "No, the default branch is main"; not a courtesy's, "No, thanks"), "Update: ..." ("update" only before a colon or
 # comma: "update the docs" is a task; "wait, no problem" is no correction), "Changed my mind, ...", "On second thought, ...". A correction's heading says
 # what it corrects before its colon: "Correction to what I said before: ...". The marker is not part of what is stored.
 CORRECTION_MARKER = (
-    r"(?:actually|correction(?:\s+(?:to|of|on|about)\s+[^:.!?\n]{1,40}?(?=\s*:))?|scratch\s+that|I\s+was\s+wrong|no,?\s+wait|wait,?\s+no\b(?!\s+(?:problem|worries|rush|need|hurry|idea|way|big)\b)|update(?=\s*[:,\u2013\u2014-])|"
+    r"(?:actually|correction(?:\s+(?:to|of|on|about)\s+[^:.!?\n]{1,40}?(?=\s*:))?|scratch\s+that|I\s+was\s+wrong|no,?\s+wait|wait,?\s+no\b(?!\s+(?:problem|worries|rush|need|hurry|idea|way|big)\b)|no(?=\s*[,.!\u2013\u2014-]\s*(?!(?:thanks|thank|worries|problem|rush|need|hurry|idea|way|big|pressure)\b)\w)|update(?=\s*[:,\u2013\u2014-])|"
     r"(?:I(?:'ve|\s+have)?\s+)?changed\s+my\s+mind|on\s+second\s+thoughts?)\b"
 )
 # A correction's opening with what follows the marker: "Scratch that, ", "Correction: ", "Scratch that - ".

@@ -71,8 +71,6 @@ _SET_VALUE_RE = re.compile(
     rf"changed|set|dropped|upped|doubled|halved)\s+(?:the|our)\s+{_KEY}\s+(?:from\s+[^,;]{{1,30}}?\s+)?to\s+(?P<v>[^,;]{{1,40}}?)[.!]*$"
 )
 _NO_RE = re.compile(r"(?i)^no\s*[,.!-]*\s+")
-# "No, ...": a correction's lead of its own before a team's value ("No, the target frame rate is 60 fps").
-_NO_LEAD_RE = re.compile(r"(?i)^no\s*[,.!\u2013\u2014-]+\s*")
 # What a kind of the work is: a thing made, run or shipped ("firmware builds", "backend services").
 _WORK_KINDS = frozenset((
     "build", "test", "suite", "image", "container", "release", "deploy", "deployment", "binary", "package", "module", "library",
@@ -92,14 +90,22 @@ _MEASURE_RE = re.compile(
     r"coverage|version|level|interval|window|duration|frequency|cadence|port|sla|slo|number|amount|capacity|retention|depth|"
     r"concurrency|replicas|retries|score|latency|uptime|velocity|width|percentage)$"
 )
-# What a name alone is the value of: a tool or a setting of the work ("our tracker is Jira", "our region is EU").
-_TOOL_KEY_RE = re.compile(
-    r"(?i)\b(?:tool|tracker|stack|framework|language|runtime|cloud|provider|host|hosting|registry|linter|formatter|editor|ide|vcs|"
-    r"bundler|orm|database|db|platform|library|chat|wiki|pager|monitoring|cms|crm|os|distro|branch|convention|style|licen[cs]e|"
-    r"region|standard|policy|workflow|process|methodology|model|vendor|service|server|ci|cd)$"
-)
 # When something happens, not a value: a day or a month ("Friday", "in September").
 _WHEN_RE = re.compile(rf"(?i)\b{DAY_NAME}\b|\b(?:weekend|tonight|noon|midnight)\b|\d{{1,2}}(?:st|nd|rd|th)\b")
+# A day that comes round again is a value of the work's schedule, not when one thing happens: a key
+# naming a day or a slot ("our release day", "our deploy window"), or a value said to recur ("every
+# other Friday", "on Tuesdays", "weekly").
+_RECURRING_RE = re.compile(r"(?i)\b(?:every|each|other|alternate)\b|\w+days\b|\b(?:daily|weekly|biweekly|fortnightly|monthly|quarterly|nightly)\b")
+_SLOT_KEY_RE = re.compile(r"(?i)\b(?:day|days|time|slot|window|cadence|schedule|rotation)$")
+# What "our" says of the user's home, not of the team's work: a family, its pets, its home and its
+# holidays ("Our son is 3", "Our dog is Max", "Our wedding is in September", "Our flight is at 9").
+_HOME_RE = re.compile(
+    r"(?i)\b(?:sons?|daughters?|kids?|children|child|bab(?:y|ies)|twins|wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|"
+    r"mom|mum|dad|mother|father|parents?|brothers?|sisters?|siblings?|grand\w+|family|dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|"
+    r"house|home|apartment|flat|garden|car|wedding|honeymoon|vacation|holidays?|trip|flight|hotel|anniversary|birthday)$"
+)
+# A name of code: letters and figures in one word ("us-east-1", "v2", "node18").
+_CODE_NAME_RE = re.compile(r"(?i)(?<![\w.-])(?=[\w.-]*\d)(?=[\w.-]*[a-z])[a-z\d][\w.-]*")
 
 
 def project_fact(body: str, restore, subject: str, *, corrected: bool = False) -> Statement | None:
@@ -143,8 +149,6 @@ def a_thing_of_the_work(plural: str) -> bool:
 
 def _value(body: str, restore, *, corrected: bool) -> Statement | None:
     said = _NO_RE.sub("", body) if corrected else body
-    if not corrected and (no := _NO_LEAD_RE.match(body)):
-        said, corrected = body[no.end() :], True
     match = _SET_VALUE_RE.match(said) or _OUR_VALUE_RE.match(said)
     if match is None or (match.groupdict().get("det", "our").lower() == "the" and not corrected):
         return None
@@ -161,7 +165,8 @@ def a_value_of_the_work(key: str, value: str) -> bool:
     """Whether ``value``, a figure or a name said of "our ``key``", is a value of the team's work (see
     the module's doc): "30 fps", a measure's "5", a convention's "Title Case"; not "our son"'s "3",
     "our dog"'s "Max", nor a day ("Friday", "in September")."""
-    if _WHEN_RE.search(value):
+    if _HOME_RE.search(key) or _WHEN_RE.search(value) and not (_RECURRING_RE.search(value) or _SLOT_KEY_RE.search(key)):
         return False
-    named = re.search(r"(?-i:[A-Z])", value)
-    return bool(_FIGURE_WITH_UNIT_RE.search(value) or _MEASURE_RE.search(key) or (named and (len(key.split()) > 1 or _TOOL_KEY_RE.search(key))))
+    # (a name of any key of the work's: "our CEO is Jane Doe", "our office is in Berlin"; review rev21 #8)
+    return bool(_FIGURE_WITH_UNIT_RE.search(value) or _MEASURE_RE.search(key) or re.search(r"(?-i:[A-Z])", value) or _CODE_NAME_RE.search(value)
+                or _RECURRING_RE.search(value))
