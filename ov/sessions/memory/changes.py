@@ -158,7 +158,7 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
     if (said.get("left") or said.get("off")) and not _a_thing(new):
         return None  # "I dropped Vim for two weeks": a drop for a while or a purpose, no switch (the text is a note)
     verb, rest = verbs.third_person_parts(restore(clause[match.end("who") :]))
-    said = f"{verb} {rest}".strip()
+    said = without_when(f"{verb} {rest}".strip())  # (an undated line says what holds: "last year" would be wrong next year)
     lead = "Team " if match.group("who").lower() == "we" else ""
     if lead:
         said = said[:1].lower() + said[1:]

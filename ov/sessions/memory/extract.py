@@ -133,7 +133,7 @@ from typing import Any
 from ov.sessions.memory import casual, kinds, languages, quoted, requests, typos
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
-from ov.sessions.memory.changes import upgraded_to, version_meant, version_now, with_successor
+from ov.sessions.memory.changes import upgraded_to, version_meant, version_now, with_successor, without_when
 from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
@@ -344,7 +344,8 @@ def _read(clause: str, restore, ctx: Context) -> Statement | None:
             return None  # a clause of a longer text is no note of its own, nor one that says "it"
     elif statement is None:
         statement = _change(clause, restore, ctx)
-    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ") or statement.chooses) \
+    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith(("Team ", "Is no longer "))
+                                                or statement.chooses) \
             and statement.slot[1:2] != ("chosen",):
         statement.only_amends = False  # "we moved to Rotterdam", "we don't use black anymore", "we renamed X to Y" asked to be remembered: kept
     return statement
@@ -381,7 +382,12 @@ def _change(clause: str, restore, ctx: Context) -> Statement | None:
         return None
     if statement.swap and statement.lead == "Team ":
         in_view = _IN_VIEW_RE.search(clause)
-        return statement if not in_view and not any(_SOME_RE.match(value) for value in statement.swap) else None
+        if in_view or any(_SOME_RE.match(value) for value in statement.swap):
+            return None
+        # A move said with when it happened ("we moved from Boston to Denver last year") is the
+        # news of that day in a talk, kept only as a correction of the line naming the old value.
+        statement.only_amends = statement.only_amends or without_when(clause) != clause
+        return statement
     if statement.memory_type == "preferences" and is_reversal(clause) and statement.probes:
         # "Don't use ruff format anymore": a standing instruction the user takes back is ended;
         # other instructions in a session are the task's, and are not kept.

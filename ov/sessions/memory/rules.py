@@ -211,7 +211,13 @@ def _negation(clause: str, restore, subject: str) -> Statement | None:
         # line, as a team's move, only amends a stored one unless asked to be remembered (extract._read).
         return Statement("profile", lead, obj, ("profile", "not", (lead + obj).lower()), {}, ends=obj if verb == "use" else "", only_amends=team)
     if (m := _NOT_IDENTITY_NOW_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x") or m.group("y")):
-        return _profile("Is no longer ", m.group("x") or m.group("y"), restore)
+        ended = _profile("Is no longer ", m.group("x") or m.group("y"), restore)
+        if ended is not None and not re.match(r"(?i)an?\s", ended.obj):
+            # "no longer the tech lead", "not on vacation anymore": a role, or a state that passed as
+            # often ("on the waitlist"), ends the stored line saying it; alone, in a session, it is no fact
+            # of the user's (asked to be remembered, it is kept: extract._read; review rev21 #10)
+            ended.probes, ended.only_amends = ("Is " + ended.obj,), True
+        return ended
     if m := _MY_ISNT_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore, negated=True)
     return None
