@@ -133,8 +133,8 @@ from typing import Any
 from ov.sessions.memory import casual, kinds, languages, quoted, requests, typos
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
-from ov.sessions.memory.changes import upgraded_to, version_meant, version_now, with_successor, without_when
 from ov.sessions.memory.capitals import UPPER
+from ov.sessions.memory.changes import upgraded_to, version_meant, version_now, with_successor, without_when
 from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience

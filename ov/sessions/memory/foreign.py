@@ -22,6 +22,7 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
+from ov.sessions.memory.standing import complains
 from ov.sessions.memory.statement import Statement
 
 # "always" and "never", per language (no, sv, da, fr, es, pt, it, de, nl, pl, cs, sk, ru, uk, hu, fi, tr,
@@ -40,7 +41,7 @@ WE = (
 WE_CJK = r"我们|我們|私たち|僕ら|うち|우리"
 # "I like", "I prefer", "I love", per language.
 _LIKING = (
-    r"me\s+gusta|me\s+gustan|me\s+encanta|prefiero|je\s+pr[ée]f[èe]re|j'aime|j'adore|pr[ée]f[èe]re|eu\s+gosto|gosto|prefiro|mi\s+piace|"
+    r"me\s+gusta|me\s+gustan|me\s+encanta|prefiero|je\s+pr[ée]f[èe]re|j'aime|j'adore|eu\s+gosto|gosto|prefiro|mi\s+piace|"
     r"mi\s+piacciono|preferisco|ich\s+mag|mag\s+ich|gef[äa]llt\s+mir|ich\s+bevorzuge|bevorzuge|ik\s+hou\s+van|ik\s+vind|ik\s+prefereer|"
     r"lubi[ęe]|wol[ęe]|preferuj[ęe]|mám\s+rád|mám\s+ráda|preferuji|нравится|нравятся|предпочитаю|люблю|подобається|jeg\s+liker|"
     r"jeg\s+foretrekker|jag\s+gillar|jag\s+f[öo]redrar|jeg\s+kan\s+lide|pidän|szeretem|jobban\s+szeretem|seviyorum|tercih\s+ederim|"
@@ -48,19 +49,39 @@ _LIKING = (
 )
 _LIKING_CJK = r"喜欢|喜歡|更喜欢|偏好|倾向于|好き|好みます|좋아해|좋아합니다|선호"
 _CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]"
+# The language's "I", and its "my" ("Ben", "min", "Ja", "Mi" open English sentences too: read in a text
+# not in English). ("préfère" alone is "she prefers" too: only "je préfère" is the user's liking.)
+I_WORDS = r"je|j'|moi|ich|yo|eu|io|ik|ja|jag|jeg|minä|tôi|я|ben|saya|aku|εγώ"
+MY_WORDS = r"mein|meine|mi|mijn|mój|moja|min|mitt|мой|моя"
+I_CJK = r"我|私|僕|저는|나는|제"
+_OURS_OPENING_RE = re.compile(rf"(?i)^(?:(?:{I_WORDS}|{WE})(?![\w'-])|(?:{I_CJK}|{WE_CJK}))")
+# A verb of the first person opening a sentence with no pronoun ("Usamos siempre tabs", "Mergen wir"), not a name ("Bob").
+_FIRST_PERSON_VERB_RE = re.compile(r"(?i)^\w+(?:mos|mo|ons|en|em|am|emy|imy|amy|ем|им)$")
 
 _HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
 _WE_RE = re.compile(rf"(?i)(?<![\w'])(?:{WE})(?![\w'])|{WE_CJK}")
 _LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
 # English words a text in English says, which a text in another language rarely does: such a text
 # is the English rules' to read (a note when they read nothing), not this module's.
-ENGLISH_RE = re.compile(r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it)(?![\w'])")
+# ("always", "never", a modal or an auxiliary count too: "It always breaks on Mondays" is English, its "on" no French "we")
+ENGLISH_RE = re.compile(
+    r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it|always|never|should|must|will|can|does|doesn't|don't|has|have)(?![\w'])"
+)
 # A day or a date: something that happened, or will, is a dated note whatever its language.
 DATE_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?|昨天|今天|明天|昨日|今日|明日|어제|오늘|내일|(?i:(?<![\w'])(?:hier|aujourd'hui|demain|ayer|hoy|"
     r"ma[ñn]ana|ontem|hoje|amanh[ãa]|ieri|oggi|domani|gestern|heute|morgen|gisteren|vandaag|wczoraj|dzisiaj|jutro|вчера|сегодня|"
     r"завтра|i\s+g[åa]r|i\s+dag|i\s+morgon|i\s+morgen|igår|idag|včera|dnes|zítra|hôm\s+qua|hôm\s+nay|ngày\s+mai)(?![\w']))"
 )
+
+
+def said_of_us(said: str, at: int) -> bool:
+    """Whether ``said`` (not in English) says the habit word at ``at`` of the user or the team: with
+    nothing before it, after the language's "I" or "we" ("Wir mergen immer mit Squash"), or after a
+    verb of the first person alone ("Usamos siempre tabs"); not of a name or of someone ("Bob siempre
+    olvida los tests", "Mi jefe siempre usa tabs", "Mon collègue utilise toujours Emacs": theirs)."""
+    before = said[:at].split()
+    return not before or bool(_OURS_OPENING_RE.match(said)) or len(before) == 1 and bool(_FIRST_PERSON_VERB_RE.match(before[0]))
 
 
 def kept_as(text: str, subject: str) -> Statement | None:
@@ -71,9 +92,10 @@ def kept_as(text: str, subject: str) -> Statement | None:
     if not said or DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
         return None
     line = tx.capitalise(said.rstrip(" ."))
-    if _HABIT_RE.search(said):
+    habit = _HABIT_RE.search(said)
+    if habit and said_of_us(said, habit.start()) and not complains(said):
         line = f"{line} (team convention)" if _WE_RE.search(said) else line
     elif not _LIKING_RE.search(said):
-        return None
+        return None  # (someone else's habit, or a complaint: "Nunca funciona")
     topic = topics.slug(said, fallback="note")
     return Statement("preferences", "", line, ("preferences", topic), {"subject": subject, "topic": topic})

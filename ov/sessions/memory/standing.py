@@ -361,3 +361,18 @@ def looks_like_name(value: str) -> bool:
             if part.isalpha() and part.islower() and not joined:
                 return False  # "GitHub-hosted", "AI-first", "Auth0-based": a description; not "Stratford-upon-Avon"
     return True
+
+
+# What a thing does wrong, said with "always" or "never", in English or in another language: a
+# complaint of how things go ("The deploy always takes forever", "Tests always fail on CI", "This never
+# works", "Nunca funciona"), never how to work (review rev21 #3, #4).
+_COMPLAINT_RE = re.compile(
+    r"(?i)\b(?:always|never|siempre|nunca|toujours|jamais|immer|nie|sempre|altijd|nooit|zawsze|nigdy|alltid|aldri|aldrig)\s+(?:\w+\s+)?"
+    r"(?:fail|break|crash|hang|times?\s+out|take|flake|error|go\s+down|goes\s+down|happen|die|works?\b|stall|choke|blows?\s+up|freeze|get\s+stuck|"
+    r"gets?\s+stuck|funciona|funktioniert|fonctionne|marche|werkt|działa|falla|falha|casse|kaputt|rompe|quebra)\w*"
+)
+
+
+def complains(said: str) -> bool:
+    """Whether ``said`` tells what a thing always or never does wrong (see _COMPLAINT_RE)."""
+    return bool(_COMPLAINT_RE.search(said))

@@ -40,16 +40,16 @@ from datetime import datetime
 from ov.sessions.memory import casual, moment, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
-from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, WE, WE_CJK
+from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_WORDS, MY_WORDS, WE, WE_CJK, said_of_us
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import TROUBLE, WHEN_RE
 from ov.sessions.memory.notes import value_of
 from ov.sessions.memory.project_facts import a_thing_of_the_work, a_value_of_the_work, project_fact
-from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark, points_back
+from ov.sessions.memory.standing import PASSING_STATE_RE, complains, passing_remark, points_back
 from ov.sessions.memory.standing import of_the_moment as passes_with_the_moment
 from ov.sessions.memory.statement import Statement
-from ov.sessions.memory.statement_parts import in_past, subject_of
+from ov.sessions.memory.statement_parts import ADVERBS, in_past, subject_of
 from ov.sessions.memory.systems import entity_fact
 
 HAPPENING, CONVENTION, USER_FACT, THING_FACT = "events", "preferences", "profile", "entities"
@@ -70,14 +70,45 @@ _SWITCH_RE = re.compile(
 _NOT_A_VALUE_RE = re.compile(
     r"(?i)^(?:a|an|the|some|two|three|few|several|\d+|good|now|local|personal|months?|weeks?|days?|years?|lent|it|this|that|them)\b"
 )
-# A modal of obligation, a choice against another, in English and in other languages: a convention.
+# A modal of obligation, in English and in other languages.
+_OBLIGATION = (
+    r"should|must|shall|has\s+to|have\s+to|needs\s+to|need\s+to|is\s+required|are\s+required|mustn't|shouldn't|"
+    r"doit|doivent|faut|debe|deben|hay\s+que|deve|devem|precisa|precisam|tem\s+que|muss|müssen|soll|sollen|moet|moeten|musi|muszą|musí|måste|må"
+)
+# "always", "never", a default, a choice against another; another language's "always" and "never" ("immer
+# wieder" is "again and again"). Another language's "all" or "every" says no rule on its own ("Todo bien",
+# "Alle sind im Urlaub", "Chaque jour le build casse"), nor does Polish "nie" ("not"; review rev21 #4).
 _MODAL_RE = re.compile(
-    r"(?i)\b(?:should|must|shall|has\s+to|have\s+to|needs\s+to|need\s+to|is\s+required|are\s+required|mustn't|shouldn't|"
-    r"always|never|by\s+default|(?<![\w-])only(?=\s*(?:[,.;!]|$))|only\s+(?:use|ever)|over|instead\s+of|rather\s+than|(?<![\w-])>(?![\w-])|"
-    # another language's "always", "must", "every"
-    r"toujours|jamais|doit|doivent|faut|siempre|nunca|debe|deben|hay\s+que|sempre|deve|devem|precisa|precisam|tem\s+que|immer|nie|"
-    r"niemals|muss|müssen|soll|sollen|altijd|nooit|moet|moeten|zawsze|nigdy|musi|muszą|vždy|nikdy|musí|alltid|aldri|aldrig|måste|"
-    r"må|todo|toda|todos|todas|cada|chaque|jeder|jede|jedes|alle|ogni|każdy|każda|elke|elk)\b"
+    rf"(?i)\b(?:(?P<must>{_OBLIGATION})|"
+    r"always|never|by\s+default|(?<![\w-])only(?=\s*(?:[,.;!]|$))|only\s+(?:use|ever)|(?<=\w\s)over(?=\s+(?!(?:the|a|an|it|this|that|there|here|time|and|again)\b)[^\W\d])|"
+    r"instead\s+of|rather\s+than|(?<![\w-])>(?![\w-])|"
+    r"toujours|jamais|siempre|nunca|sempre|immer(?!\s+wieder)|niemals|altijd|nooit|zawsze|nigdy|vždy|nikdy|alltid|aldri|aldrig)\b"
+)
+# Whose rule a modal or "always" says, by what opens the sentence: the user, the team, the agent, a
+# kind of thing, or no one named (an imperative); not the thing at hand ("It always breaks on Mondays",
+# "That should fix it") nor another person ("Bob never writes tests", "The customer prefers email over
+# Slack", "Mi jefe siempre usa tabs": their habit, no instruction to the user's agents; review rev21 #3, #5).
+_OURS_OPENING_RE = re.compile(
+    r"(?i)^(?:I|I'm|I've|I'd|we|we're|we've|you|you're|our|my|your|us|let's|everyone|everybody|nobody|no\s+one|each|every|all|any|no|one|"
+    r"always|never|only|please|don't|do\s+not)\b"
+)
+_AT_HAND_OPENING_RE = re.compile(r"(?i)^(?:it|it's|this|this's|that|that's|there|these|those|which|something|things|stuff|everything|nothing|all\s+of\s+(?:it|this))\b")
+# A person said as someone's, or by their role, in English and in other languages.
+_PERSON_NOUN = (
+    r"boss|manager|colleague|coworker|co-worker|teammate|lead|cto|ceo|designer|customer|client|user|friend|wife|husband|partner|mom|dad|"
+    r"mother|father|son|daughter|brother|sister|chef|jefe|jefa|chefe|capo|patron|patronne|collega|collègue|kollege|kollegin|colega|kolega|"
+    r"cliente|kunde|amigo|amiga|ami|amie|freund|freundin|amico|amica|vriend|vriendin|mujer|marido|femme|mari|frau|mann|moglie|marito"
+)
+_SOMEONES_RE = re.compile(
+    rf"(?i)^(?:(?:the|a|an|my|his|her|their|mi|mio|mia|il\s+mio|la\s+mia|mon|ma|meu|minha|o\s+meu|a\s+minha|mein|meine|mijn|el|la|le|o|a|der|die|de)\s+)"
+    rf"(?:[\w-]+\s+)?(?:{_PERSON_NOUN})s?\b|^(?:he|she|they|il|elle|ils|elles|er|sie|él|ella|ele|ela|lui|lei|hij|zij|han|hon)\b"
+)
+# A guess at how things are, said with a modal ("That should fix it", "The tests should pass now", "The
+# build must be cached somewhere", "This must be a caching issue"), or a suggestion for now ("You should try
+# the new keyboard").
+_GUESS_MODAL_RE = re.compile(
+    r"(?i)\b(?:should|must|ought\s+to)\s+(?:(?:fix|work|help|solve|do|pass|kick)\w*\b|(?:try|check\s+out|look\s+at|look\s+into|watch|read|consider)\b|be\s+(?:(?:fine|ok|okay|good|enough|done|there|a|an|some|"
+    r"related|because|somewhere)\b|\w+ed\s+(?:somewhere|by\s+now|already)\b))|\b(?:should|must)\b.*\b(?:now|somewhere|by\s+now|already)[.!]*$"
 )
 _NO_PLEASE_RE = re.compile(r"(?i)^(?!.*\b(?:for\s+me|thanks|thank\s+you)\W*$)(?:no\s+\S.*?(?:\bplease\b|\bonly\b|,)|no\s+[\w-]+(?:\s+[\w-]+){0,3}\s*(?:in|on|for|at|during)\s)")
 _QUANTIFIED_RE = re.compile(
@@ -94,10 +125,7 @@ _THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{WE})(?![\w-])|{WE_CJK}")
 # The first person: "I", "my"; and other languages' "I" and "my", read in a text not in English
 # ("Ben", "min", "Ja" open English sentences too).
 _FIRST_PERSON_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|I'll|Im|my|mine)(?![\w-])")
-_THEIR_I_RE = re.compile(
-    r"(?i)^(?:je|j'|moi|ich|mein|meine|yo|mi|eu|io|ik|mijn|ja|mój|moja|jag|jeg|min|mitt|minä|tôi|я|мой|моя|ben|saya|aku|εγώ)(?![\w-])"
-    r"|^(?:我|私|僕|저는|나는|제)"
-)
+_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS})(?![\w-])|^(?:{I_CJK})")
 
 
 def noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
@@ -183,7 +211,14 @@ def kind_of(text: str) -> str | None:
 
 
 def _first_person(said: str) -> bool:
-    return bool(_FIRST_PERSON_RE.match(said) or not _english(said) and _THEIR_I_RE.match(said))
+    """Whether ``said`` is said of the user: "I", "my" (not "my boss": _SOMEONES_RE), or another
+    language's, in a text not in English whose verb is not one in English ("Ben uses Emacs" is Ben's)."""
+    if _SOMEONES_RE.match(said):
+        return False
+    their = not _english(said) and _THEIR_I_RE.match(said)
+    if their and re.match(r"(?i)\s+(?:[a-z]+s|is|has|was)\b", said[their.end() :]) and said[:1].isupper() and their.group().lower() in ("ben", "min", "ja", "mi"):
+        return False  # ("Ben uses Emacs", "Min runs the infra team": a name, and its verb in English)
+    return bool(_FIRST_PERSON_RE.match(said) or their)
 
 
 def nothing_to_keep(text: str) -> str | None:
@@ -215,6 +250,8 @@ def happened(text: str) -> bool:
         return True
     if _NEWS_RE.match(said):
         return True  # "the bug is in auth.py": where today's bug is, news of the day
+    if _GUESS_MODAL_RE.search(said) or complains(said) or _reported(said):
+        return True  # "the tests should pass now", "the deploy always takes forever": a guess or a complaint of the day
     if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (DATE_RE.search(said) and not _english(said)):
         return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
     if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not _MODAL_RE.search(said):
@@ -322,10 +359,40 @@ _LABEL_RE = re.compile(r"^(?:[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*(?::|\s[\u2013\u2
 def _convention(said: str) -> bool:
     if moment.imperative(said) and moment.standing_imperative(said):
         return True
-    if _NO_PLEASE_RE.match(said) or _MODAL_RE.search(said) or _QUANTIFIED_RE.match(said):
+    if _NO_PLEASE_RE.match(said) or (_MODAL_RE.search(said) or _QUANTIFIED_RE.match(said)) and _a_rule(said):
         return True
     # where it holds, said of a practice, not of a value ("max line length in our repo is 100")
     return bool(_WHERE_RE.search(said)) and bool(_TEAM_RE.search(said)) and not re.search(r"(?i)\b(?:is|are)\b", said)
+
+
+def _a_rule(said: str) -> bool:
+    """Whether a modal, "always"/"never", "X over Y" or a quantifier in ``said`` gives a rule (see
+    _OURS_OPENING_RE): not a guess, a complaint, the thing at hand's habit nor another person's; a
+    named thing's or a kind's only by obligation ("Hotfix branches should never be rebased") or as a
+    kind of things ("PRs always need two approvals"), and no quantified report ("All tests are green")."""
+    if _AT_HAND_OPENING_RE.match(said) or _GUESS_MODAL_RE.search(said) or complains(said) or _SOMEONES_RE.match(said):
+        return False
+    if _reported(said):
+        return False
+    cue = _MODAL_RE.search(said)
+    if cue is None or cue.group("must") or _OURS_OPENING_RE.match(said):
+        return True
+    before, word = said[: cue.start()].split(), cue.group().lower()
+    if not before:
+        return True
+    if word in ("always", "never"):
+        return bool(re.search(r"[^s']s$", before[-1])) and a_thing_of_the_work(before[-1])  # ("PRs always need ...", not "Bob never ...")
+    if re.match(r"[^\W\d_]+$", word) and word not in ("over", "only"):
+        return said_of_us(said, cue.start())  # another language's "always" ("Wir mergen immer ...", not "Bob siempre ...")
+    return not re.search(r"(?i)\b(?:prefers|likes|loves|wants|uses|picks|chooses|takes|enjoys|hates|says|thinks)\b", " ".join(before))
+
+
+def _reported(said: str) -> bool:
+    """Whether ``said`` reports how all of a kind are now ("All tests are green", "Everyone is on vacation"),
+    not how they are made ("All endpoints are versioned", "All PRs are squashed")."""
+    quantified = _QUANTIFIED_RE.match(said)
+    return bool(quantified) and quantified.group().lower().endswith(("is", "are")) \
+        and not re.match(r"(?i)\s+(?:\w+ed|\w+[^e\s]en|to|not|never|always)\b", said[quantified.end() :])
 
 
 def _subject(text: str) -> str | None:
@@ -335,7 +402,7 @@ def _subject(text: str) -> str | None:
     subject = None if _first_person(said) else subject_of(said)
     # A plural alone (its verb a plural's: "Cats need Vitamin D"; not "Atlas runs") or after a quantifier
     # ("Most tests use Mocks") names no one thing, unless things of the work ("PRs need ..."): no card (review rev20).
-    verb = said[len(subject) :].split()[:1] if subject and said.startswith(subject) else []
+    verb = [w for w in said[len(subject) :].split() if w.lower() not in ADVERBS][:1] if subject and said.startswith(subject) else []
     ours = re.match(r"(?i)^our\s+(?P<k>[\w-]+)\s+(?:is|are)\s+(?P<v>[^,;]+)$", said)
     if ours and re.search(r"\d|(?-i:[A-Z])", ours["v"]) and not a_value_of_the_work(ours["k"], ours["v"]):
         return None  # ("Our son is 3", "Our dog is Max": no thing of the work's, a note as a_value_of_the_work says)

@@ -35,6 +35,8 @@ _PRONOUNS = words("i we you he she it they this that these those there here what
 # Words that open no thing's name: a pronoun, a conjunction, a lead-in.
 NO_SUBJECT = _PRONOUNS | words("and but or so if when whenever while because since as once unless until though although then also "
                                  "actually anyway scratch update note fyi btw ok okay well no yes wait sorry hmm just plus thanks ugh")
+# Words after a subject that end it: a past copula, an adverb before the verb ("The designer always uses Figma").
+ADVERBS = words("was were always never usually often sometimes rarely seldom still also just only really mostly generally")
 PREPOSITIONS = words("on in at for of with to from by via under behind through about into onto per")
 # A determiner a thing's name may start with, dropped from its card's name.
 _DETERMINER_RE = re.compile(r"(?i)^(?:(?:our|the|my\s+team's|our\s+team's|this\s+(?:repo's|project's)|all|every|each)\s+)")
@@ -71,7 +73,7 @@ def subject_of(said: str) -> str | None:
     name: list[str] = []
     for i, word in enumerate(words[:6]):
         bare = word.strip(",;:").lower()
-        if i and (bare in _PRESENT or bare in ("was", "were") or bare in PREPOSITIONS or is_past(bare) or _verb_at(words, i)):
+        if i and (bare in _PRESENT or bare in ADVERBS or bare in PREPOSITIONS or is_past(bare) or _verb_at(words, i)):
             break
         name.append(word.rstrip(",;:"))
         if word.endswith((",", ":", ";")):
