@@ -2215,6 +2215,43 @@ CASES = [
                   "Our API version is 2", "We upgraded the API to 3"],
                  {"entities/systems/api.md": "# API\n\n- Version is 3", "profile.md": "- Is on Python 3.12\n- Is on Node 22"}, None,
                  id="an-upgrade-replaces-the-version-in-any-shape"),
+    # (review rev21 #1) a thing's second fact stands beside its first; only a new value of the same attribute replaces one
+    pytest.param(["Orion is our search backend", "Orion is written in Rust", "The release branch is develop", "The release branch is trunk"],
+                 {"entities/systems/orion.md": "# Orion\n\n- Orion is our search backend\n- Orion is written in Rust",
+                  "entities/systems/release_branch.md": "# Release branch\n\n- The release branch is trunk"}, None,
+                 id="a-things-second-fact-is-kept-beside-its-first"),
+    # (review rev21 #8) a team's recurring day, place or person is its value; a family's and a one-off day stay notes
+    pytest.param(["Our standup day is Monday", "Our planning is every second Tuesday", "Our HQ is in Lisbon", "Our CFO is Maria Lopez",
+                  "Our cat is Luna", "Our launch is Friday"],
+                 {"profile.md": "- Team's standup day: Monday\n- Team's planning: every second Tuesday\n- Team's HQ: in Lisbon\n- Team's CFO: Maria Lopez",
+                  f"events/{TODAY:%Y/%m/%d}/cat.md": "- Our cat is Luna", f"events/{TODAY:%Y/%m/%d}/launch.md": "- Our launch is Friday"}, None,
+                 id="a-teams-schedule-place-or-person-is-its-value"),
+    # (review rev21 #9) a bare "No," corrects the value it gives again, a thing's as a team's
+    pytest.param(["The staging branch is release", "No, the staging branch is preprod", "Our sprint length is two weeks",
+                  "No, our sprint length is three weeks"],
+                 {"entities/systems/staging_branch.md": "# Staging branch\n\n- The staging branch is preprod", "profile.md": "- Team's sprint length: three weeks"},
+                 None, id="a-bare-no-corrects-the-value"),
+    # (review rev21 #10) in a session, a state ended or a move said with its time is no profile line; asked, the ending is kept
+    pytest.param([["I'm not on parental leave anymore"], ["We moved from Lyon to Nantes two years ago"], "I'm no longer on the beta list"],
+                 {"profile.md": "- Is no longer on the beta list"}, None, id="a-session-keeps-no-ended-state-nor-dated-move"),
+    # (review rev21 #7) a switch leaves the lines that say something else of the old thing
+    pytest.param(["We use Datadog", "Our Datadog API key lives in 1Password", "I'm studying Datadog", "We no longer use Datadog; metrics go to Grafana now"],
+                 {"entities/systems/datadog_api.md": "# Datadog API\n\n- Key lives in 1Password", "profile.md": "- Team uses Grafana\n- Is studying Datadog"},
+                 None, id="a-switch-leaves-what-else-is-said-of-the-old-thing"),
+    # (review rev21 #3, #4) a guess, a suggestion, a complaint or a report, in English or not, is no convention
+    pytest.param(["The cache must be stale somewhere", "It never compiles on the first try", "All builds are red", "You should try the new linter",
+                  "Nie rozumiem", "Todo listo", "Jeder Build ist grün"],
+                 {f"events/{TODAY:%Y/%m/%d}/{name}.md": f"- {said}" for name, said in (
+                     ("cache", "The cache must be stale somewhere"), ("it_never_compiles", "It never compiles on the first try"),
+                     ("all_builds", "All builds are red"), ("try_new_linter", "You should try the new linter"), ("nie_rozumiem", "Nie rozumiem"),
+                     ("todo_listo", "Todo listo"), ("jeder_build_ist", "Jeder Build ist grün"))}, None,
+                 id="a-guess-a-complaint-or-a-report-is-no-convention"),
+    # (review rev21 #5) someone else's habit or liking is not the user's; the team's in another language still is
+    pytest.param(["Mi colega siempre usa Emacs", "Sie bevorzugt Tabs", "Il capo vuole sempre la documentazione", "Nosotros siempre usamos tabs"],
+                 {f"events/{TODAY:%Y/%m/%d}/mi_colega_siempre.md": "- Mi colega siempre usa Emacs", f"events/{TODAY:%Y/%m/%d}/sie_bevorzugt_tabs.md": "- Sie bevorzugt Tabs",
+                  f"events/{TODAY:%Y/%m/%d}/il_capo_vuole.md": "- Il capo vuole sempre la documentazione",
+                  "preferences/default/nosotros_siempre_usamos.md": "- Nosotros siempre usamos tabs (team convention)"}, None,
+                 id="someone-elses-habit-is-not-the-users"),
 ]
 
 
