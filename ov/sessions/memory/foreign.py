@@ -54,8 +54,14 @@ _CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]"
 I_WORDS = r"je|j'|moi|ich|yo|eu|io|ik|ja|jag|jeg|minä|tôi|я|ben|saya|aku|εγώ"
 MY_WORDS = r"mein|meine|mi|mijn|mój|moja|min|mitt|мой|моя"
 I_CJK = r"我|私|僕|저는|나는|제"
-_OURS_OPENING_RE = re.compile(rf"(?i)^(?:(?:{I_WORDS}|{WE})(?![\w'-])|(?:{I_CJK}|{WE_CJK}))")
-# A verb of the first person opening a sentence with no pronoun ("Usamos siempre tabs", "Mergen wir"), not a name ("Bob").
+# Who a habit in another language is said of when not of the user or the team: a name alone before it
+# ("Bob siempre olvida ..."), someone's or something's ("Mi jefe siempre ...", "Il mio collega usa sempre
+# ...", "Le build casse toujours": an article or a possessive opening the text) or a third person's pronoun.
+_SOMEONE_OPENING_RE = re.compile(
+    r"(?i)^(?:el|la|los|las|le|les|il|lo|gli|o|a|os|as|der|die|das|den|de|het|mi|mis|mio|mia|mon|ma|mes|meu|minha|mein|meine|mijn|su|sus|"
+    r"son|sa|ses|seu|sua|sein|seine|zijn|haar|jego|jej|él|ella|ele|ela|elle|er|sie|lui|lei|hij|zij|han|hon)(?![\w'-])"
+)
+# A verb of the first person opening a sentence with no pronoun ("Usamos siempre tabs"), not a name ("Bob").
 _FIRST_PERSON_VERB_RE = re.compile(r"(?i)^\w+(?:mos|mo|ons|en|em|am|emy|imy|amy|ем|им)$")
 
 _HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
@@ -76,12 +82,17 @@ DATE_RE = re.compile(
 
 
 def said_of_us(said: str, at: int) -> bool:
-    """Whether ``said`` (not in English) says the habit word at ``at`` of the user or the team: with
-    nothing before it, after the language's "I" or "we" ("Wir mergen immer mit Squash"), or after a
-    verb of the first person alone ("Usamos siempre tabs"); not of a name or of someone ("Bob siempre
-    olvida los tests", "Mi jefe siempre usa tabs", "Mon collègue utilise toujours Emacs": theirs)."""
+    """Whether ``said`` (not in English) says the habit word at ``at`` of the user or the team ("Wir
+    mergen immer mit Squash", "Usamos siempre tabs", "Prosím, piš komentáře vždy anglicky"): not of a
+    name, of someone or of something (_SOMEONE_OPENING_RE: "Bob siempre olvida los tests", "Mi jefe
+    siempre usa tabs", "Mon collègue utilise toujours Emacs": theirs)."""
     before = said[:at].split()
-    return not before or bool(_OURS_OPENING_RE.match(said)) or len(before) == 1 and bool(_FIRST_PERSON_VERB_RE.match(before[0]))
+    if not before:
+        return True
+    if _SOMEONE_OPENING_RE.match(said) and not re.match(rf"(?i)(?:{WE})(?![\w'-])", said):
+        return False
+    # (a name alone before it; a pro-drop verb or an imperative is the user's: "Usamos siempre tabs", "Prosím, piš ... vždy anglicky")
+    return not (len(before) == 1 and before[0][:1].isupper() and not _FIRST_PERSON_VERB_RE.match(before[0]) and not re.match(rf"(?i)(?:{I_WORDS}|{WE})$", before[0]))
 
 
 def kept_as(text: str, subject: str) -> Statement | None:

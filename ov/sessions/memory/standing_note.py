@@ -79,7 +79,7 @@ _OBLIGATION = (
 # wieder" is "again and again"). Another language's "all" or "every" says no rule on its own ("Todo bien",
 # "Alle sind im Urlaub", "Chaque jour le build casse"), nor does Polish "nie" ("not"; review rev21 #4).
 _MODAL_RE = re.compile(
-    rf"(?i)\b(?:(?P<must>{_OBLIGATION})|"
+    rf"(?i)\b(?:{_OBLIGATION}|"
     r"always|never|by\s+default|(?<![\w-])only(?=\s*(?:[,.;!]|$))|only\s+(?:use|ever)|(?<=\w\s)over(?=\s+(?!(?:the|a|an|it|this|that|there|here|time|and|again)\b)[^\W\d])|"
     r"instead\s+of|rather\s+than|(?<![\w-])>(?![\w-])|"
     r"toujours|jamais|siempre|nunca|sempre|immer(?!\s+wieder)|niemals|altijd|nooit|zawsze|nigdy|vždy|nikdy|alltid|aldri|aldrig)\b"
@@ -375,7 +375,7 @@ def _a_rule(said: str) -> bool:
     if _reported(said):
         return False
     cue = _MODAL_RE.search(said)
-    if cue is None or cue.group("must") or _OURS_OPENING_RE.match(said):
+    if cue is None or re.search(rf"(?i)\b(?:{_OBLIGATION})\b", said) or _OURS_OPENING_RE.match(said):
         return True
     before, word = said[: cue.start()].split(), cue.group().lower()
     if not before:
@@ -392,7 +392,7 @@ def _reported(said: str) -> bool:
     not how they are made ("All endpoints are versioned", "All PRs are squashed")."""
     quantified = _QUANTIFIED_RE.match(said)
     return bool(quantified) and quantified.group().lower().endswith(("is", "are")) \
-        and not re.match(r"(?i)\s+(?:\w+ed|\w+[^e\s]en|to|not|never|always)\b", said[quantified.end() :])
+        and not re.match(r"(?i)\s+(?:\w{2,}ed|\w+[^e\s]en|to|not|never|always)\b", said[quantified.end() :])
 
 
 def _subject(text: str) -> str | None:
