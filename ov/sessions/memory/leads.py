@@ -13,6 +13,11 @@ sure we use Postgres 16"). :func:`opening` takes off, as often as they come:
   positive", "I'm aware that", "I'm afraid"): what they are sure of is the statement. Not before a
   preposition: "I'm afraid of heights", "I'm confident in Rust" say something of the user.
 
+- a hedge, a stress or a hesitation that only leads into what is said: "Not sure if it matters, but
+  I'm colorblind", "Maybe it's obvious but I use tabs" (what follows "but" is said), "Perhaps most
+  importantly, I prefer small PRs", "Let me be clear: never push to main", "Hmm, I prefer spaces"
+  (review rev21 #11); "Hmm, maybe the cache is stale" is still hedged by its "maybe".
+
 A sentence that opens on doubt ("I'm not sure we use Postgres 16", "I'm pretty sure ...", "I'm
 unsure whether ...") states nothing: it is hedged, as one opening with "maybe" or "I think".
 """
@@ -46,6 +51,14 @@ _DOUBT_RE = re.compile(
 )
 
 
+# A hedge on saying it, then "but" and what is said; a stress; a hesitation alone before a statement.
+_LEADS_INTO_RE = re.compile(
+    r"(?i)^(?:(?:not\s+sure|no\s+idea|(?:I\s+)?(?:don't|do\s+not)\s+know|dunno|maybe|perhaps|probably|possibly|(?:this|it)\s+(?:may|might)\s+be)"
+    r"\b[^.;!?]*?,?\s+but\s+|(?:(?:perhaps|maybe|probably|possibly)\s+)?(?:most|more)\s+importantly\s*[,:]?\s+|"
+    r"(?:let\s+me\s+be\s+clear|to\s+be\s+clear|for\s+the\s+record)\s*[,:\u2014-]\s*|(?:hm+|uh+|um+|erm|mm+)\s*[,.!:\u2014-]+\s*)(?=\S)"
+)
+
+
 @dataclass(frozen=True)
 class Opening:
     """A sentence without its lead-in (``body``); whether the lead-in asked that it be remembered
@@ -69,6 +82,8 @@ def opening(sentence: str) -> Opening:
             body, asks = ask.group("x").strip(), True
         elif certain := _CERTAIN_RE.match(unfilled):
             body = certain.group("x").strip()
+        elif led := _LEADS_INTO_RE.match(unfilled):
+            body = unfilled[led.end() :].strip()
         else:
             return Opening(unfilled, asks)
 

@@ -90,10 +90,19 @@ _AT_HAND_RE = re.compile(rf"(?i)^(?:(?:{_ACK}|so)[\s,.!]+)*(?:this|that|these|th
 _CAUSE_RE = re.compile(r"(?i)\b(?:why|because|caused|turns?\s+out|turned\s+out)\b|:\s*\S")
 
 
+# A compliment on what was just done ("Nice work on the migration", "Great job with the tests"), or a
+# "no" to the agent's guess ("Nope, that's not it", "No, not quite"): nothing of its own to keep.
+_PRAISE_RE = re.compile(
+    r"(?i)^(?:(?:really|very|super)\s+)?(?:nice|great|good|awesome|excellent|solid|amazing|cool|lovely|brilliant|neat)\s+"
+    r"(?:work|job|one|catch|call|find|fix|stuff|effort|idea|point)\b(?!\s+(?:is|are|was|were)\b)"
+)
+_NOT_IT_RE = re.compile(r"(?i)^(?:no|nope|nah)[\s,.!]+(?:that's|that\s+is|it's|it\s+is)?\s*not\s+(?:it|quite|right|that|what\s+I\s+(?:meant|asked))\b[\s.!]*$")
+
+
 def chatter(text: str) -> bool:
     """Whether ``text`` is chatter (see the module's doc): nothing of its own to keep."""
     said = " ".join(text.split()).strip()
-    if apology(said) or _NEVER_MIND_RE.match(said):
+    if apology(said) or _NEVER_MIND_RE.match(said) or _PRAISE_RE.match(said) or _NOT_IT_RE.match(said):
         return True
     if _ACK_RE.match(said) and all(w.strip(".,!;:").lower() in _CHATTER_WORDS for w in said.split()):
         return True
@@ -121,6 +130,7 @@ _THINK_GUESS = (rf"I\s+(?:think|believe|reckon|feel\s+like)\s+(?:that\s+)?(?:may
 # A hesitation, a guess or a look opening a text: thinking aloud, whatever a rule reads in it.
 _HEDGE_RE = re.compile(
     rf"(?i)^{_FILLER}(?:hm+|hmm+|uh+|um+|erm|mm+|maybe|perhaps|probably|possibly|presumably|I\s+(?:wonder|guess|suspect|bet)|"
+    r"(?:I'm\s+|I\s+am\s+|just\s+)?wondering|"
     rf"could\s+(?:it\s+)?be|might\s+be|it\s+(?:might|could|may)\s+be|not\s+sure|no\s+idea|{_THINK_GUESS}|{_LOOK})\b"
 )
 _LOOK_RE = re.compile(rf"(?i)\b(?:{_LOOK})\b")
@@ -129,8 +139,11 @@ _LOOK_RE = re.compile(rf"(?i)\b(?:{_LOOK})\b")
 def thinks_aloud(text: str) -> bool:
     """Whether ``text`` opens on a hesitation, a guess or a look to come ("hmm", "maybe", "I think
     the bug is ...", "let me check"): of the moment whatever a rule reads in it ("I guess the
-    reconnect loop is the issue": "Guesses ..." is no memory)."""
-    return bool(_HEDGE_RE.match(" ".join(text.split()).strip()))
+    reconnect loop is the issue": "Guesses ..." is no memory); a hedge that only leads into what is
+    said is read off first (leads.opening: "Not sure if it matters, but I'm colorblind" is the user's fact)."""
+    from ov.sessions.memory.leads import opening
+
+    return bool(_HEDGE_RE.match(opening(" ".join(text.split()).strip()).body))
 
 
 def aloud(text: str) -> bool:
@@ -172,6 +185,10 @@ STANDING_RE = re.compile(
     r"for\s+(?!(?:the|this|that|these|those|it|them|me|us|now|a|an|my|your|its|all|everything|him|her)\b)(?:[\w-]+\s+)?[\w-]+s|"
     r"in\s+(?:English|French|German|Spanish|Italian|Dutch|Polish|Portuguese|Japanese|Chinese|Korean|British\s+English|American\s+English))\b"
 )
+# A condition or a recurrence: what makes even something shown to the user a standing instruction.
+_CONDITION_RE = re.compile(
+    r"(?i)\b(?:always|never|every|each|whenever|when|if|unless|before|after|once|first|by\s+default|from\s+now\s+on|going\s+forward|any\s*time)\b"
+)
 # Joined steps ("bump the version and tag the release"): a sequence for now.
 # (or a verb no list holds, by its shape: "and rerun the HIL tests", "then regenerate them")
 _AND_THEN_RE = re.compile(rf"(?i)\b(?:(?:and|then|,)\s+(?:then\s+)?(?:{INSTRUCTION_VERBS}|{_ONE_OFF})\b|"
@@ -192,7 +209,7 @@ _KIND_HOW_RE = re.compile(
 # verb ("Kafka handles the ...", "the build takes ...").
 _ANY_VERB_RE = re.compile(
     rf"(?i)^{_FILLER}(?:please\s+|pls\s+|kindly\s+)?(?P<verb>(?-i:[A-Za-z][a-z]{{2,}}))"
-    r"(?P<rest>\s+(?:the|this|that|these|those|my|our|all|every|it|them|some|any|each|both)\b.*)$"
+    r"(?P<rest>\s+(?:the|this|that|these|those|my|our|all|every|it|them|some|any|each|both|me|us)\b.*)$"
 )
 
 
@@ -204,7 +221,7 @@ def _a_verb(word: str) -> bool:
 
     low = word.lower()
     return not (low in NO_SUBJECT or low in PREPOSITIONS or low in _NOT_VERBS or TIME_WORD_RE.fullmatch(low) or is_past(low)
-                or low.endswith(("ly", "ing", "s")))
+                or low.endswith(("ly", "s")) or re.search(r"[aeiouy]\w*ing$", low))  # (a gerund: "ping", "bring" are verbs)
 
 
 # Words opening a sentence before a determiner that are no verb: time, degree, quantity, sequence.
@@ -243,8 +260,12 @@ def standing_imperative(said: str) -> bool:
     """Whether an imperative says how to work for good: a word that makes it standing (:data:`STANDING_RE`),
     a kind of thing and where or how (:func:`a_convention`), or a practice's verb with nothing pointing
     at the moment ("Put the tests next to the code"); never one showing the user something, nor "now"."""
-    if _SHOW_ME_RE.search(said) or re.search(r"(?i)\bnow\b", said):
+    if re.search(r"(?i)\bnow\b", said):
         return False
+    if _SHOW_ME_RE.search(said):
+        # (shown to the user for good only on a condition or a time that recurs: "Show me the diff before
+        # you commit", "Tell me when you're unsure", "Give me the short answer first"; review rev21 #12)
+        return bool(_CONDITION_RE.search(said))
     if STANDING_RE.search(said) or a_convention(said):
         return True
     told = imperative(said)

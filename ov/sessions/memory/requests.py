@@ -50,3 +50,21 @@ def as_standing(sentence: str) -> str | None:
             return f"{m.group('x')[:1].upper()}{m.group('x')[1:]} {tail}"
         return f"From now on, {m.group('x')}"
     return None
+
+
+# A question or a request said without its "?": a question word before an auxiliary ("How do I run the
+# tests locally", "Where is the config loaded"), "could you ..." / "can we ...", another language's "can
+# you" ("Kun je de tests draaien", "Kannst du ...", "Peux-tu ..."), a question announced ("Quick question
+# about the deploy script"). It asks, and keeps nothing (review rev21 #2: such texts were cards named "how").
+_ASKED_RE = re.compile(
+    r"(?i)^(?:(?:hey|hi|ok|okay|so|also|and|btw)[,\s]+)?(?:(?:how|where|why|what|which|who|whom|whose|when)\s+(?:do|does|did|is|are|was|were|"
+    r"can|could|should|would|will|has|have|am|come)\b|(?:could|can|would|will)\s+(?:you|we|u|someone)\b|"
+    r"(?:kun|kan|kunt|kannst|könntest|können|peux|pouvez|puedes|puede|podrías|podes|pode|puoi|può|potresti)[\s-]+(?:je|jij|u|du|sie|tu|vous|usted|você|voce)\b|"
+    r"(?:a\s+)?(?:quick\s+)?question\s+(?:about|on|re|regarding|for)\b)"
+)
+
+
+def asked(said: str) -> bool:
+    """Whether ``said`` asks a question or for a task, with or without its "?" (see _ASKED_RE); not
+    one asking for a standing instruction (:func:`as_standing`: "can you always run the linter ...")."""
+    return bool(_ASKED_RE.match(said.strip())) and as_standing(said) is None

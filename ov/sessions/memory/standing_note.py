@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ov.sessions.memory import casual, moment, topics
+from ov.sessions.memory import casual, moment, requests, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
 from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_WORDS, MY_WORDS, WE, WE_CJK, said_of_us
@@ -90,7 +90,7 @@ _MODAL_RE = re.compile(
 # Slack", "Mi jefe siempre usa tabs": their habit, no instruction to the user's agents; review rev21 #3, #5).
 _OURS_OPENING_RE = re.compile(
     r"(?i)^(?:I|I'm|I've|I'd|we|we're|we've|you|you're|our|my|your|us|let's|everyone|everybody|nobody|no\s+one|each|every|all|any|no|one|"
-    r"always|never|only|please|don't|do\s+not)\b"
+    r"always|never|only|please|don't|do\s+not|(?:could|can|would|will)\s+you)\b"
 )
 _AT_HAND_OPENING_RE = re.compile(r"(?i)^(?:it|it's|this|this's|that|that's|there|these|those|which|something|things|stuff|everything|nothing|all\s+of\s+(?:it|this))\b")
 # A person said as someone's, or by their role, in English and in other languages.
@@ -225,7 +225,7 @@ def nothing_to_keep(text: str) -> str | None:
     """Why ``text`` keeps nothing: :data:`QUESTION`, :data:`FOR_NOW` (a task for now or thinking
     aloud) or :data:`CHATTER`; None when it may state something (see the module's doc)."""
     said = _plain(text)
-    if not said or tx.is_question(text.strip()) or tx.is_question(said):
+    if not said or tx.is_question(text.strip()) or tx.is_question(said) or requests.asked(said):
         return QUESTION
     if moment.chatter(text) or moment.chatter(said):
         return CHATTER  # (as typed too: "Thanks, that worked great!" is chatter, its "Thanks," read off by _plain)
@@ -299,7 +299,9 @@ def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Ca
     # says nothing later; a dated note keeps the words as they were said.
     line = tx.capitalise(re.sub(CORRECTION_LEAD, "", line, flags=re.IGNORECASE))
     if kind == CONVENTION:
-        team = bool(_TEAM_RE.search(text) or not _english(text) and _THEIR_WE_RE.search(text)) and not _first_person(text)
+        # (another language's "we" not in an English imperative: "Ping me on Slack if CI fails" has no French "on")
+        theirs = not _english(text) and not moment.imperative(_plain(text)) and _THEIR_WE_RE.search(text)
+        team = bool(_TEAM_RE.search(text) or theirs) and not _first_person(text)
         said = f"{line} (team convention)" if team else line
         topic = topics.slug(re.sub(r"(?i)^(?:please\s+|no\s+)", "", text), fallback="note")
         statement = Statement("preferences", "", said, ("preferences", topic), {"subject": user, "topic": topic}, sources=["remember"])

@@ -32,9 +32,11 @@ _NOT_BEFORE_PAST = words("is are be been being am 's 're get gets getting the a 
 _PRESENT = words("is are am isn't aren't has have does do don't doesn't can can't cannot must should shall will won't would may might "
     "need needs require requires")
 _PRONOUNS = words("i we you he she it they this that these those there here what which who")
-# Words that open no thing's name: a pronoun, a conjunction, a lead-in.
+# Words that open no thing's name: a pronoun, a conjunction, a lead-in, a question's word or a modal, a
+# reply, a mark of work to do ("How do I ...", "Could you ...", "Nope, ...", "WIP on ...": review rev21 #2).
 NO_SUBJECT = _PRONOUNS | words("and but or so if when whenever while because since as once unless until though although then also "
-                                 "actually anyway scratch update note fyi btw ok okay well no yes wait sorry hmm just plus thanks ugh")
+                                 "actually anyway scratch update note fyi btw ok okay well no yes wait sorry hmm just plus thanks ugh "
+                                 "how where why could would shall might nope nah yeah yep lol wip todo wondering")
 # Words after a subject that end it: a past copula, an adverb before the verb ("The designer always uses Figma").
 ADVERBS = words("was were always never usually often sometimes rarely seldom still also just only really mostly generally")
 PREPOSITIONS = words("on in at for of with to from by via under behind through about into onto per")
