@@ -1134,8 +1134,9 @@ CASES = [
     pytest.param(["Always use ruff for formatting, line length 120", ["Also we switched from ruff to black for formatting, line length 100."]],
                  {"profile.md": "- Team switched from ruff to black for formatting, line length 100"},
                  None, id="session-team-switch-ends-the-instruction-for-the-old-tool"),
+    # (review rev21 #10: a switch said with its time in a session only corrects; "last month" in an undated line was wrong a month on)
     pytest.param(["I prefer npm for installing packages", ["FYI we migrated from npm to pnpm last month"]],
-                 {"preferences/default/npm.md": "- No longer prefers npm for installing packages", "profile.md": "- Team migrated from npm to pnpm last month"},
+                 {"preferences/default/npm.md": "- No longer prefers npm for installing packages"},
                  None, id="session-team-switch-ends-the-preference-for-the-old-tool"),
     pytest.param([["We switched from a list to a dict for the cache."]], {}, None, id="session-switch-of-a-kind-of-thing-is-code-talk"),
     pytest.param([["We switched from unittest to pytest for this file.", "we moved from requests to httpx in that function",
@@ -2252,6 +2253,22 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/il_capo_vuole.md": "- Il capo vuole sempre la documentazione",
                   "preferences/default/nosotros_siempre_usamos.md": "- Nosotros siempre usamos tabs (team convention)"}, None,
                  id="someone-elses-habit-is-not-the-users"),
+    # (review rev21 #11) a hedge, a stress or a hesitation that only leads into a statement keeps the statement
+    pytest.param(["No idea if it's relevant, but I'm left-handed", "Perhaps more importantly, I prefer squash merges", "Um, I prefer dark mode",
+                  ("refused", "Hmm, maybe the config is cached")],
+                 {"preferences/default/dark_mode.md": "- Prefers dark mode", "preferences/default/squash_merges.md": "- Prefers squash merges",
+                  "profile.md": "- Is left-handed"}, None, id="a-hedge-that-leads-into-a-statement-keeps-it"),
+    # (review rev21 #12) something asked of the agent for the user, on a condition or a recurrence, is a standing instruction
+    pytest.param(["Ask me before you delete any files", "Warn me if a migration is irreversible", "Show me the plan first",
+                  "Alert me on Slack when the nightly job fails", ("refused", "show me the diff")],
+                 {"preferences/default/alert_me.md": "- Alert me on Slack when the nightly job fails", "preferences/default/ask_me.md": "- Ask me before you delete any files",
+                  "preferences/default/show_me_plan.md": "- Show me the plan first", "preferences/default/warn_me.md": "- Warn me if a migration is irreversible"},
+                 None, id="a-standing-instruction-with-me-is-kept"),
+    # (review rev21 #2) a question or a request without its "?", a compliment, a "no" and thinking aloud keep nothing; no card is named after them
+    pytest.param([("refused", "Where do the fixtures live"), ("refused", "Can you rerun the pipeline"), ("refused", "Great job on the refactor"),
+                  ("refused", "Nah, not quite"), ("refused", "Question about the release notes"), ("refused", "Wondering whether we need a CDN"),
+                  "WIP on the billing export"],
+                 {f"events/{TODAY:%Y/%m/%d}/wip.md": "- WIP on the billing export"}, None, id="a-question-or-a-request-without-its-mark-is-no-card"),
 ]
 
 

@@ -384,8 +384,7 @@ def _change(clause: str, restore, ctx: Context) -> Statement | None:
         in_view = _IN_VIEW_RE.search(clause)
         if in_view or any(_SOME_RE.match(value) for value in statement.swap):
             return None
-        # A move said with when it happened ("we moved from Boston to Denver last year") is the
-        # news of that day in a talk, kept only as a correction of the line naming the old value.
+        # (said with when it happened, "... last year", it is that day's news: it only corrects the old value's line)
         statement.only_amends = statement.only_amends or without_when(clause) != clause
         return statement
     if statement.memory_type == "preferences" and is_reversal(clause) and statement.probes:

@@ -61,6 +61,8 @@ _SOMEONE_OPENING_RE = re.compile(
     r"(?i)^(?:el|la|los|las|le|les|il|lo|gli|o|a|os|as|der|die|das|den|de|het|mi|mis|mio|mia|mon|ma|mes|meu|minha|mein|meine|mijn|su|sus|"
     r"son|sa|ses|seu|sua|sein|seine|zijn|haar|jego|jej|él|ella|ele|ela|elle|er|sie|lui|lei|hij|zij|han|hon)(?![\w'-])"
 )
+# The team said with an article ("A equipe sempre ...", "El equipo siempre ...", "Das Team ...", "Tim kami ..."): ours.
+_TEAM_AFTER_RE = re.compile(r"(?i)^\w+\s+(?:equipe|equipo|équipe|team|time|squadra|zespół|tým|tim|команда|ekip|ploeg|lag|hold)\b")
 # A verb of the first person opening a sentence with no pronoun ("Usamos siempre tabs"), not a name ("Bob").
 _FIRST_PERSON_VERB_RE = re.compile(r"(?i)^\w+(?:mos|mo|ons|en|em|am|emy|imy|amy|ем|им)$")
 
@@ -89,7 +91,7 @@ def said_of_us(said: str, at: int) -> bool:
     before = said[:at].split()
     if not before:
         return True
-    if _SOMEONE_OPENING_RE.match(said) and not re.match(rf"(?i)(?:{WE})(?![\w'-])", said):
+    if _SOMEONE_OPENING_RE.match(said) and not re.match(rf"(?i)(?:{WE})(?![\w'-])", said) and not _TEAM_AFTER_RE.match(said):
         return False
     # (a name alone before it; a pro-drop verb or an imperative is the user's: "Usamos siempre tabs", "Prosím, piš ... vždy anglicky")
     return not (len(before) == 1 and before[0][:1].isupper() and not _FIRST_PERSON_VERB_RE.match(before[0]) and not re.match(rf"(?i)(?:{I_WORDS}|{WE})$", before[0]))

@@ -31,7 +31,7 @@ from ov.sessions.memory.lines import (
     said_again,
     split_item,
 )
-from ov.sessions.memory.now import holds_now, without_since
+from ov.sessions.memory.now import holds_now, said_of_it, without_since
 from ov.sessions.memory.patch_ops import Supersede, Swap, parse_ops
 from ov.sessions.memory.probes import matches, statements
 from ov.sessions.memory.schema import MemorySchema
@@ -252,7 +252,7 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
         if narrower:
             lines[narrower[0]] = otherwise.rstrip()
             said = True
-    hits = [i for i in items if i not in records and holds_now(split_item(lines[i])[1]) and not _said_of_it(split_item(lines[i])[1], pattern)]
+    hits = [i for i in items if i not in records and holds_now(split_item(lines[i])[1]) and not said_of_it(split_item(lines[i])[1], pattern)]
     said_now = Counter(normalise(line) for line in lines if line.strip())  # (each line's once, not once per hit)
     scope = new.strip()[len(unscoped) :].strip()
 
@@ -283,32 +283,6 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
             lines[i] = swapped
             said_now[normalise(swapped)] += 1
     return bool(hits) or said
-
-
-# What a line says of a thing, not that it is used: the thing's own part named before the verb ("Team's
-# Sentry DSN lives in Vault", "Sentry DSN: in Vault"), or what one knows of it ("Is learning Terraform").
-_OF_IT_BEFORE_RE = re.compile(r"(?i)(?:^|(?:^|\s)[\w-]+'s\s+)$")
-_KNOWING_BEFORE_RE = re.compile(
-    r"(?i)\b(?:learning|learns|learned|learnt|studying|studies|teaching|teaches|taught|knows|knowing|certified\s+in|mentoring|"
-    r"(?:writes|wrote|writing|reads|reading|blogs|talks|talking)\s+about|(?:an?\s+)?(?:expert|certification|course|book)\s+(?:in|on))\s+$"
-)
-_VERB_AFTER_RE = re.compile(r"(?i)^\s*(?:[\w-]+(?:s|ed)|is|are|was|were|has|have|can|will|should|must|does|do)\b")
-
-
-def _said_of_it(body: str, pattern: re.Pattern[str]) -> bool:
-    """Whether the line ``body`` names the value ``pattern`` finds only as what it says something of,
-    not as the value used: a part of it named before the verb, or what one knows or learns of it. A
-    switch away from the thing leaves such a line as it was ("we no longer use Sentry; errors go to
-    Rollbar now" made "Team's Rollbar DSN lives in Vault", "Is learning Pulumi": review rev21 #7)."""
-    key = KEY_RE.match(body)
-    found = pattern.search(nfc(body))
-    if found is None or key and found.start() < key.end("key"):
-        return bool(found)
-    before, after = nfc(body)[: found.start()], nfc(body)[found.end() :]
-    if _KNOWING_BEFORE_RE.search(before):
-        return True
-    return not key and bool(_OF_IT_BEFORE_RE.search(before)) and bool(after.strip()) and not _VERB_AFTER_RE.match(after) \
-        and not re.match(r"\s*[,;.(]", after)
 
 
 def _other_clauses(line: str, lines: Sequence[str], moves: Moves | None = None) -> list[str]:

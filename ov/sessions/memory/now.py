@@ -12,6 +12,9 @@ job"). Read from the line's verb, as ov words its lines (third person, no subjec
 - a line whose subject is someone or something else ("Sarah uses ...", "Chris uses ...", "Sam's team
   uses ...", "The backend uses ...");
 - a line saying not to use the value ("Never use ...", "Does not use ..."), which the change keeps true.
+
+A line that names the old value only as what it says something of (:func:`said_of_it`: "Team's Sentry
+DSN lives in Vault", "Is learning Terraform") is left as it was too.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import re
 
 from ov.sessions.memory.lines import KEY_RE
 from ov.sessions.memory.verbs import is_past
+from ov.uri import nfc
 
 # The subject ov writes for the user's team; a line of the user has none.
 # ("Team's deploys use Helm charts": a thing of the team's, as facts._ours words it)
@@ -99,3 +103,29 @@ def _subject(words: list[str]) -> bool:
     rest = iter(words[1:])
     word = next((w for w in rest if not w[:1].isupper()), "")
     return word in ("is", "has", "was", "were", "had", "does", "did") or is_past(word) or (word.endswith("s") and not word.endswith("ss"))
+
+
+# What a line says of a thing, not that it is used: the thing's own part named before the verb ("Team's
+# Sentry DSN lives in Vault", "Sentry DSN: in Vault"), or what one knows of it ("Is learning Terraform").
+_OF_IT_BEFORE_RE = re.compile(r"(?i)(?:^|(?:^|\s)[\w-]+'s\s+)$")
+_KNOWING_BEFORE_RE = re.compile(
+    r"(?i)\b(?:learning|learns|learned|learnt|studying|studies|teaching|teaches|taught|knows|knowing|certified\s+in|mentoring|"
+    r"(?:writes|wrote|writing|reads|reading|blogs|talks|talking)\s+about|(?:an?\s+)?(?:expert|certification|course|book)\s+(?:in|on))\s+$"
+)
+_VERB_AFTER_RE = re.compile(r"(?i)^\s*(?:[\w-]+(?:s|ed)|is|are|was|were|has|have|can|will|should|must|does|do)\b")
+
+
+def said_of_it(body: str, pattern: re.Pattern[str]) -> bool:
+    """Whether the line ``body`` names the value ``pattern`` finds only as what it says something of,
+    not as the value used: a part of it named before the verb, or what one knows or learns of it. A
+    switch away from the thing leaves such a line as it was ("we no longer use Sentry; errors go to
+    Rollbar now" made "Team's Rollbar DSN lives in Vault", "Is learning Pulumi": review rev21 #7)."""
+    key = KEY_RE.match(body)
+    found = pattern.search(nfc(body))
+    if found is None or key and found.start() < key.end("key"):
+        return bool(found)
+    before, after = nfc(body)[: found.start()], nfc(body)[found.end() :]
+    if _KNOWING_BEFORE_RE.search(before):
+        return True
+    return not key and bool(_OF_IT_BEFORE_RE.search(before)) and bool(after.strip()) and not _VERB_AFTER_RE.match(after) \
+        and not re.match(r"\s*[,;.(]", after)

@@ -19,10 +19,12 @@ as the day's event. Three shapes, each read only when asked to remember (``ov re
   the target frame rate is 120 fps" (or "no wait, ...") put theirs in its place (one line per key).
   A value is a figure or a name: "our code is a mess" is a remark, kept as a note. A figure alone is
   the value of a measure ("our retry limit is 5"), a figure with its unit of any key ("30 fps",
-  "two weeks"), a name of a tool's key or of one of more words ("our tracker is Jira", "naming
-  convention"); so "Our son is 3", "Our
-  kids are 5 and 7", "Our dog is Max" say nothing of the team's work, and a day or a month is when
-  something happens ("Our deadline is Friday", "Our wedding is in September"): all stay notes.
+  "two weeks"), a name of any key ("our tracker is Jira", "our CEO is Jane Doe", "our office is in
+  Berlin"), a cadence ("weekly") or a code name ("us-east-1"). A day or a month is when something
+  happens ("Our deadline is Friday"), unless it recurs or the key names a slot ("Our retro is every
+  other Friday", "Our release day is Thursday"; review rev21). "Our son is 3", "Our kids are 5 and
+  7", "Our dog is Max", "Our wedding is in September" say nothing of the team's work (a family, its
+  pets, its home, its holidays): all stay notes.
 
 A day, a passing state ("slow", "broken") or something that happened keeps the text a dated note:
 "the build is slow today" is the day's, not the project's.

@@ -40,7 +40,7 @@ from datetime import datetime
 from ov.sessions.memory import casual, moment, requests, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
-from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_WORDS, MY_WORDS, WE, WE_CJK, said_of_us
+from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_WORDS, MY_WORDS, WE, WE_CJK
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import TROUBLE, WHEN_RE
@@ -51,6 +51,7 @@ from ov.sessions.memory.standing import of_the_moment as passes_with_the_moment
 from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.statement_parts import ADVERBS, in_past, subject_of
 from ov.sessions.memory.systems import entity_fact
+from ov.sessions.memory.whose_rule import MODAL_RE, QUANTIFIED_RE, a_rule, guessed, reported, someones
 
 HAPPENING, CONVENTION, USER_FACT, THING_FACT = "events", "preferences", "profile", "entities"
 
@@ -70,51 +71,7 @@ _SWITCH_RE = re.compile(
 _NOT_A_VALUE_RE = re.compile(
     r"(?i)^(?:a|an|the|some|two|three|few|several|\d+|good|now|local|personal|months?|weeks?|days?|years?|lent|it|this|that|them)\b"
 )
-# A modal of obligation, in English and in other languages.
-_OBLIGATION = (
-    r"should|must|shall|has\s+to|have\s+to|needs\s+to|need\s+to|is\s+required|are\s+required|mustn't|shouldn't|"
-    r"doit|doivent|faut|debe|deben|hay\s+que|deve|devem|precisa|precisam|tem\s+que|muss|müssen|soll|sollen|moet|moeten|musi|muszą|musí|måste|må"
-)
-# "always", "never", a default, a choice against another; another language's "always" and "never" ("immer
-# wieder" is "again and again"). Another language's "all" or "every" says no rule on its own ("Todo bien",
-# "Alle sind im Urlaub", "Chaque jour le build casse"), nor does Polish "nie" ("not"; review rev21 #4).
-_MODAL_RE = re.compile(
-    rf"(?i)\b(?:{_OBLIGATION}|"
-    r"always|never|by\s+default|(?<![\w-])only(?=\s*(?:[,.;!]|$))|only\s+(?:use|ever)|(?<=\w\s)over(?=\s+(?!(?:the|a|an|it|this|that|there|here|time|and|again)\b)[^\W\d])|"
-    r"instead\s+of|rather\s+than|(?<![\w-])>(?![\w-])|"
-    r"toujours|jamais|siempre|nunca|sempre|immer(?!\s+wieder)|niemals|altijd|nooit|zawsze|nigdy|vždy|nikdy|alltid|aldri|aldrig)\b"
-)
-# Whose rule a modal or "always" says, by what opens the sentence: the user, the team, the agent, a
-# kind of thing, or no one named (an imperative); not the thing at hand ("It always breaks on Mondays",
-# "That should fix it") nor another person ("Bob never writes tests", "The customer prefers email over
-# Slack", "Mi jefe siempre usa tabs": their habit, no instruction to the user's agents; review rev21 #3, #5).
-_OURS_OPENING_RE = re.compile(
-    r"(?i)^(?:I|I'm|I've|I'd|we|we're|we've|you|you're|our|my|your|us|let's|everyone|everybody|nobody|no\s+one|each|every|all|any|no|one|"
-    r"always|never|only|please|don't|do\s+not|(?:could|can|would|will)\s+you)\b"
-)
-_AT_HAND_OPENING_RE = re.compile(r"(?i)^(?:it|it's|this|this's|that|that's|there|these|those|which|something|things|stuff|everything|nothing|all\s+of\s+(?:it|this))\b")
-# A person said as someone's, or by their role, in English and in other languages.
-_PERSON_NOUN = (
-    r"boss|manager|colleague|coworker|co-worker|teammate|lead|cto|ceo|designer|customer|client|user|friend|wife|husband|partner|mom|dad|"
-    r"mother|father|son|daughter|brother|sister|chef|jefe|jefa|chefe|capo|patron|patronne|collega|collègue|kollege|kollegin|colega|kolega|"
-    r"cliente|kunde|amigo|amiga|ami|amie|freund|freundin|amico|amica|vriend|vriendin|mujer|marido|femme|mari|frau|mann|moglie|marito"
-)
-_SOMEONES_RE = re.compile(
-    rf"(?i)^(?:(?:the|a|an|my|his|her|their|mi|mio|mia|il\s+mio|la\s+mia|mon|ma|meu|minha|o\s+meu|a\s+minha|mein|meine|mijn|el|la|le|o|a|der|die|de)\s+)"
-    rf"(?:[\w-]+\s+)?(?:{_PERSON_NOUN})s?\b|^(?:he|she|they|il|elle|ils|elles|er|sie|él|ella|ele|ela|lui|lei|hij|zij|han|hon)\b"
-)
-# A guess at how things are, said with a modal ("That should fix it", "The tests should pass now", "The
-# build must be cached somewhere", "This must be a caching issue"), or a suggestion for now ("You should try
-# the new keyboard").
-_GUESS_MODAL_RE = re.compile(
-    r"(?i)\b(?:should|must|ought\s+to)\s+(?:(?:fix|work|help|solve|do|pass|kick)\w*\b|(?:try|check\s+out|look\s+at|look\s+into|watch|read|consider)\b|be\s+(?:(?:fine|ok|okay|good|enough|done|there|a|an|some|"
-    r"related|because|somewhere)\b|\w+ed\s+(?:somewhere|by\s+now|already)\b))|\b(?:should|must)\b.*\b(?:now|somewhere|by\s+now|already)[.!]*$"
-)
 _NO_PLEASE_RE = re.compile(r"(?i)^(?!.*\b(?:for\s+me|thanks|thank\s+you)\W*$)(?:no\s+\S.*?(?:\bplease\b|\bonly\b|,)|no\s+[\w-]+(?:\s+[\w-]+){0,3}\s*(?:in|on|for|at|during)\s)")
-_QUANTIFIED_RE = re.compile(
-    r"(?i)^(?:(?:on|in|at)\s+[^,]{3,40}?,?\s+)?(?:all|every|each|no|any)\s+[\w-]+(?:\s+[\w-]+){0,3}?\s+(?:must|should|shall|needs?|"
-    r"requires?|gets?|goes|go|has|have|uses?|runs?|lives?|stays?|belongs?|follows?|starts?|ends?|is|are)\b"
-)
 _WHERE_RE = re.compile(
     rf"(?i)\b(?:(?:in|on|for|across)\s+(?:this|our|the\s+[\w-]+)\s+(?:repo|repository|project|codebase|team|squad|org|company)|"
     rf"{tx.THIS_PROJECT}|here)\b"
@@ -211,9 +168,9 @@ def kind_of(text: str) -> str | None:
 
 
 def _first_person(said: str) -> bool:
-    """Whether ``said`` is said of the user: "I", "my" (not "my boss": _SOMEONES_RE), or another
+    """Whether ``said`` is said of the user: "I", "my" (not "my boss": whose_rule.someones), or another
     language's, in a text not in English whose verb is not one in English ("Ben uses Emacs" is Ben's)."""
-    if _SOMEONES_RE.match(said):
+    if someones(said):
         return False
     their = not _english(said) and _THEIR_I_RE.match(said)
     if their and re.match(r"(?i)\s+(?:[a-z]+s|is|has|was)\b", said[their.end() :]) and said[:1].isupper() and their.group().lower() in ("ben", "min", "ja", "mi"):
@@ -250,11 +207,11 @@ def happened(text: str) -> bool:
         return True
     if _NEWS_RE.match(said):
         return True  # "the bug is in auth.py": where today's bug is, news of the day
-    if _GUESS_MODAL_RE.search(said) or complains(said) or _reported(said):
+    if guessed(said) or complains(said) or reported(said):
         return True  # "the tests should pass now", "the deploy always takes forever": a guess or a complaint of the day
     if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (DATE_RE.search(said) and not _english(said)):
         return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
-    if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not _MODAL_RE.search(said):
+    if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not MODAL_RE.search(said):
         return True  # "staging is down": how it is today ("must never be down" is a rule)
     return in_past(said)
 
@@ -361,40 +318,10 @@ _LABEL_RE = re.compile(r"^(?:[A-Za-z]+(?:\s+[A-Za-z]+){0,2})\s*(?::|\s[\u2013\u2
 def _convention(said: str) -> bool:
     if moment.imperative(said) and moment.standing_imperative(said):
         return True
-    if _NO_PLEASE_RE.match(said) or (_MODAL_RE.search(said) or _QUANTIFIED_RE.match(said)) and _a_rule(said):
+    if _NO_PLEASE_RE.match(said) or (MODAL_RE.search(said) or QUANTIFIED_RE.match(said)) and a_rule(said):
         return True
     # where it holds, said of a practice, not of a value ("max line length in our repo is 100")
     return bool(_WHERE_RE.search(said)) and bool(_TEAM_RE.search(said)) and not re.search(r"(?i)\b(?:is|are)\b", said)
-
-
-def _a_rule(said: str) -> bool:
-    """Whether a modal, "always"/"never", "X over Y" or a quantifier in ``said`` gives a rule (see
-    _OURS_OPENING_RE): not a guess, a complaint, the thing at hand's habit nor another person's; a
-    named thing's or a kind's only by obligation ("Hotfix branches should never be rebased") or as a
-    kind of things ("PRs always need two approvals"), and no quantified report ("All tests are green")."""
-    if _AT_HAND_OPENING_RE.match(said) or _GUESS_MODAL_RE.search(said) or complains(said) or _SOMEONES_RE.match(said):
-        return False
-    if _reported(said):
-        return False
-    cue = _MODAL_RE.search(said)
-    if cue is None or re.search(rf"(?i)\b(?:{_OBLIGATION})\b", said) or _OURS_OPENING_RE.match(said):
-        return True
-    before, word = said[: cue.start()].split(), cue.group().lower()
-    if not before:
-        return True
-    if word in ("always", "never"):
-        return bool(re.search(r"[^s']s$", before[-1])) and a_thing_of_the_work(before[-1])  # ("PRs always need ...", not "Bob never ...")
-    if re.match(r"[^\W\d_]+$", word) and word not in ("over", "only"):
-        return said_of_us(said, cue.start())  # another language's "always" ("Wir mergen immer ...", not "Bob siempre ...")
-    return not re.search(r"(?i)\b(?:prefers|likes|loves|wants|uses|picks|chooses|takes|enjoys|hates|says|thinks)\b", " ".join(before))
-
-
-def _reported(said: str) -> bool:
-    """Whether ``said`` reports how all of a kind are now ("All tests are green", "Everyone is on vacation"),
-    not how they are made ("All endpoints are versioned", "All PRs are squashed")."""
-    quantified = _QUANTIFIED_RE.match(said)
-    return bool(quantified) and quantified.group().lower().endswith(("is", "are")) \
-        and not re.match(r"(?i)\s+(?:\w{2,}ed|\w+[^e\s]en|to|not|never|always)\b", said[quantified.end() :])
 
 
 def _subject(text: str) -> str | None:
