@@ -2269,6 +2269,10 @@ CASES = [
                   ("refused", "Nah, not quite"), ("refused", "Question about the release notes"), ("refused", "Wondering whether we need a CDN"),
                   "WIP on the billing export"],
                  {f"events/{TODAY:%Y/%m/%d}/wip.md": "- WIP on the billing export"}, None, id="a-question-or-a-request-without-its-mark-is-no-card"),
+    # (review rev21 #6, after mem23) one on a team, or named by a role, is a person; everyone is no card
+    pytest.param(["Dana is on the data platform team", "Our CFO prefers quarterly reports", "Everybody on the team runs Linux"],
+                 {"entities/people/cfo.md": "# CFO\n\n- Our CFO prefers quarterly reports", "entities/people/dana.md": "# Dana\n\n- Dana is on the data platform team",
+                  f"events/{TODAY:%Y/%m/%d}/everybody.md": "- Everybody on the team runs Linux"}, None, id="one-on-a-team-or-named-by-a-role-is-a-person"),
 ]
 
 

@@ -36,7 +36,7 @@ _PRONOUNS = words("i we you he she it they this that these those there here what
 # reply, a mark of work to do ("How do I ...", "Could you ...", "Nope, ...", "WIP on ...": review rev21 #2).
 NO_SUBJECT = _PRONOUNS | words("and but or so if when whenever while because since as once unless until though although then also "
                                  "actually anyway scratch update note fyi btw ok okay well no yes wait sorry hmm just plus thanks ugh "
-                                 "how where why could would shall might nope nah yeah yep lol wip todo wondering")
+                                 "how where why could would shall might nope nah yeah yep lol wip todo wondering everyone everybody nobody someone")
 # Words after a subject that end it: a past copula, an adverb before the verb ("The designer always uses Figma").
 ADVERBS = words("was were always never usually often sometimes rarely seldom still also just only really mostly generally")
 PREPOSITIONS = words("on in at for of with to from by via under behind through about into onto per")

@@ -83,7 +83,9 @@ _HEAD_CATEGORIES = {**{noun: category for noun, category in ENTITY_CATEGORIES.it
 _PERSON_VERB_RE = re.compile(
     r"(?i)^(?:lives|works|worked|joined|left|leads|led|owns|manages|maintains|reviews|approves|knows|speaks|prefers|likes|loves|"
     r"hates|wants|said|says|thinks|moved|retired|quit|was\s+born|is\s+on\s+(?:leave|vacation|holiday|pto|parental|paternity|"
-    r"maternity|sick)|is\s+out|is\s+off|is\s+(?:from|based|remote|responsible|in\s+charge|allergic|vegetarian|vegan|pregnant|married))\b"
+    r"maternity|sick)|is\s+out|is\s+off|is\s+(?:from|based|remote|responsible|in\s+charge|allergic|vegetarian|vegan|pregnant|married)|"
+    # (only a person is on a team or in one: "Alice is on the infra team"; review rev21 #6)
+    r"is\s+(?:on|in)\s+(?:the|our|a|an)\s+(?:[\w-]+\s+){0,2}(?:team|squad))\b"
 )
 _PERSON_PRONOUN_RE = re.compile(r"(?i)\b(?:he|she|him|his|her|hers)\b")
 _ROLE_RE = re.compile(r"(?i)^(?:is|was)\s+(?:(?:a|an|the|our|my|their|his|her)\s+)?(?:new\s+|former\s+|senior\s+|junior\s+|lead\s+)*"
@@ -107,6 +109,8 @@ def category_of(name: str, fact: str) -> str:
     words = name.split()
     if len(words) > 1 and words[-1].lower() in _HEAD_CATEGORIES:
         return _HEAD_CATEGORIES[words[-1].lower()]
+    if words and words[-1].lower() in _PERSON_ROLES:
+        return "people"  # a role named as the subject: "Our CTO likes Rust" (review rev21 #6)
     said = re.sub(rf"(?i)^(?:the\s+|our\s+)?{re.escape(name)}\s+", "", fact.strip().rstrip(".!")) if name else fact
     role = _ROLE_RE.match(said)
     noun = role.group("noun").lower() if role else ""
