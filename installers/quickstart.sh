@@ -50,7 +50,8 @@ Rollbacks use the previous release tag.
 "
 printf '# Auth\nTokens live in the vault.\nRotate them every 90 days.\n' > "$OV_HOME/auth-note.md"
 step write viking://resources/handbook/auth.md --from-file "$OV_HOME/auth-note.md"
-step write viking://~/memories/preferences/editor.md --content "Prefers small, reviewed pull requests."
+step write viking://resources/handbook/draft.md --content "TODO: write this up."
+step write viking://~/memories/preferences/reviews.md --content "Prefers small, reviewed pull requests."
 step ls -r viking://resources
 step tree viking://
 step read viking://resources/handbook/deploys.md --lines 2:3
@@ -59,7 +60,7 @@ step grep -i "tokens|deploy"
 step glob "**/*.md" --uri viking://resources
 step mv viking://resources/handbook/auth.md viking://resources/handbook/security/auth.md
 step abstract viking://resources/handbook
-step rm viking://resources/handbook/deploys.md
+step rm viking://resources/handbook/draft.md
 step status
 
 # Ingest: a folder of Markdown and a PDF, then a page served on this machine.
@@ -72,14 +73,26 @@ step tree viking://resources/sample-docs -L 2
 step overview viking://resources/sample-docs
 
 PORT=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-.venv/bin/python -m http.server "$PORT" --bind 127.0.0.1 --directory docs >/dev/null 2>&1 &
+# A small HTML page of our own (the tour's find below should meet it, not ov's own docs).
+SITE="$OV_HOME/site"
+mkdir -p "$SITE"
+cat > "$SITE/runbook.html" <<'HTML'
+<!doctype html>
+<html><head><title>On-call runbook</title></head>
+<body><nav>Home | Runbooks</nav>
+<h1>On-call runbook</h1>
+<h2>Deploying a hotfix</h2><p>Cherry-pick the fix onto the release branch, wait for CI, then deploy with <code>make deploy ENV=prod</code>.</p>
+<h2>Paging</h2><p>Page the secondary after 15 minutes without an acknowledgement.</p>
+</body></html>
+HTML
+.venv/bin/python -m http.server "$PORT" --bind 127.0.0.1 --directory "$SITE" >/dev/null 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null' EXIT
 for _ in $(seq 50); do
   .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' "http://127.0.0.1:$PORT/" 2>/dev/null && break
   sleep 0.1
 done
-step add-resource "http://127.0.0.1:$PORT/benchmarks.md"
+step add-resource "http://127.0.0.1:$PORT/runbook.html"
 kill $SERVER 2>/dev/null; trap - EXIT
 step ls viking://resources
 
