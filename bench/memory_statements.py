@@ -25,10 +25,10 @@ tenth (:data:`FRESH10`) was written the same way by another helper, held back, a
 (:data:`FRESH11`) by a third, held back to measure mem19 and read for mem20; a twelfth (:data:`FRESH12`) by a
 fourth, held back to measure mem20; a thirteenth (:data:`FRESH13`) by a fifth, held back; a fourteenth (:data:`FRESH14`) by a sixth,
 held back; a fifteenth (:data:`FRESH15`) by a seventh, held back; a sixteenth (:data:`FRESH16`) by an eighth,
-held back. Each comment
+held back; a seventeenth (:data:`FRESH17`) by a ninth, held back. Each comment
 says when its part was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -1305,6 +1305,89 @@ FRESH16: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# A seventeenth part, written blind on 2026-12-06 by a helper who read neither the rules' code nor the
+# earlier blind parts' cases (two of fresh12's, for the format; fresh16's last three case lines and
+# its comment seen while finding its end, after these were drafted): a bioinformatician (R/Nextflow),
+# a DBA (Oracle PL/SQL and PostgreSQL), a student learning Go, a Godot indie game developer, a robotics
+# engineer (ROS 2/C++) and a Clojure backend developer; Czech, Vietnamese and Greek. Held back: no rule
+# may be fixed on one of its cases by name.
+FRESH17: list[tuple[str, list[str], dict]] = [
+    # who the user is
+    ("f17-identity-bioinf", ["I'm a bioinformatician in a cancer genomics lab - mostly R and Nextflow pipelines, some Python when I must"],
+     {"has": [(P, "bioinformatician")], "no_event": True}),
+    ("f17-identity-dba", ["fwiw im the only DBA here, 12 yrs of oracle / PL/SQL and lately moving everything to postgres"],
+     {"has": [(P, "DBA")], "no_event": True}),
+    ("f17-identity-student", ["Hi! Second-year CS student, teaching myself Go this semester. Explain things like I'm new to it, please."],
+     {"has": [(P, "student")], "no_event": True}),
+    # tools and versions
+    ("f17-tools-ros", ["stack for the rover:\n- ROS 2 Humble\n- Nav2 for navigation\n- C++17, built with colcon"],
+     {"has": [(ANY, "Humble"), (ANY, "Nav2")], "no_event": True}),
+    ("f17-tools-godot", ["My game is made in Godot 4.2 with GDScript only, no C# anywhere"],
+     {"has": [(ANY, "4.2"), (ANY, "GDScript")], "no_event": True}),
+    ("f17-tools-clojure", ["our services are Clojure 1.11 on Ring + Reitit, deps.edn (not lein)"],
+     {"has": [(ANY, "Reitit")], "no_event": True}),
+    # team conventions
+    ("f17-conv-nextflow", ["Team rule: every Nextflow process must declare a container and a resource label, no exceptions."],
+     {"has": [(ANY, "container"), (ANY, "label")], "no_event": True}),
+    ("f17-conv-plsql", ["in our shop all PL/SQL lives in packages (no standalone procs) and every migration ships with a rollback script"],
+     {"has": [(ANY, "rollback")], "no_event": True}),
+    ("f17-conv-ros-topics", ["We name ROS topics in snake_case under the robot's namespace, e.g. /rover1/wheel_odom"],
+     {"has": [(ANY, "snake_case")], "no_event": True}),
+    # project facts
+    ("f17-project-godot", ["The project is called Lanternfall, a 2D roguelike; it'll ship on Steam and itch.io"],
+     {"has": [(ANY, "Lanternfall"), (ANY, "roguelike")], "no_event": True}),
+    ("f17-project-billing-db", ["the billing db is Postgres 15, one primary and two streaming replicas, roughly 3 TB"],
+     {"has": [(ANY, "billing"), (ANY, "replica")], "no_event": True}),
+    ("f17-project-order-router", ["Our order-router service consumes from Kafka and writes to Datomic. It lives in the monorepo under services/order-router."],
+     {"has": [(ANY, "order-router"), (ANY, "Datomic")], "no_event": True}),
+    # preferences
+    ("f17-pref-tidyverse", ["please always write R in tidyverse style with the native pipe |>, never base R for loops"],
+     {"has": [(PREF, "tidyverse")], "no_event": True}),
+    ("f17-pref-launch-files", ["when you touch a launch file: use the Python launch format, not XML"],
+     {"has": [(PREF, "launch"), (PREF, "Python")], "no_event": True}),
+    ("f17-pref-go-errors", ["I'd like you to wrap errors with fmt.Errorf and %w instead of just returning them, so I actually learn the idiom"],
+     {"has": [(PREF, "Errorf")], "no_event": True}),
+    ("f17-pref-short", ["keep answers short pls, bullet points > paragraphs"],
+     {"has": [(PREF, "bullet")], "no_event": True}),
+    # corrections over time
+    ("f17-corr-godot-version", ["We're on Godot 4.2.", "Upgraded to Godot 4.3 as of last week."],
+     {"has": [(ANY, "4.3")], "lacks": [(ANY, "4.2")]}),
+    ("f17-corr-go-orm", ["for my Go side project I'm using GORM with sqlite",
+                         "actually I ditched the ORM, it's sqlc + pgx on postgres now"],
+     {"has": [(ANY, "sqlc")], "lacks": [(ANY, "GORM")]}),
+    ("f17-corr-oracle-version", ["Our main Oracle instance is 19c.", "scratch that - it got upgraded to 23ai in March"],
+     {"has": [(ANY, "23ai")], "lacks": [(ANY, "19c")]}),
+    ("f17-corr-lidar", ["the rover uses a Velodyne VLP-16 lidar",
+                        "we swapped the Velodyne for an Ouster OS1 last month",
+                        "the Ouster is the 64-channel one btw"],
+     {"has": [(ANY, "Ouster")], "lacks": [(ANY, "VLP-16")]}),
+    ("f17-corr-commits", ["Please write commit messages in Conventional Commits style.",
+                          "forget the feat:/fix: prefixes from now on - the team writes plain imperative messages with the Jira key first"],
+     {"has": [(PREF, "imperative")], "lacks": [(PREF, "Conventional Commits")]}),
+    # dated happenings
+    ("f17-event-migration", ["Last Thursday we finished moving the reporting schema from Oracle to Postgres, it took the whole weekend downtime window"],
+     {"has": [("events/*", "reporting")]}),
+    ("f17-event-demo", ["shipped the Lanternfall demo on itch.io on Nov 28, 2k downloads the first day 🎉"],
+     {"has": [("events/*", "demo")]}),
+    # nothing to keep
+    ("f17-none-question", ["can you explain what a goroutine leak looks like?"],
+     {"nothing": True}),
+    ("f17-none-command", ["run nextflow run main.nf -profile test,docker and show me the output"],
+     {"nothing": True}),
+    ("f17-none-thinking", ["hmm maybe the tf tree is wrong... or the timestamps are off? let me think"],
+     {"nothing": True}),
+    ("f17-none-chatter", ["lol ok nice, ty"],
+     {"nothing": True}),
+    # other languages
+    ("f17-cs-identity", ["Jsem robotik, píšu hlavně v C++ a ROS 2."],
+     {"has": [(P, "ROS")], "no_event": True}),
+    ("f17-vi-preference", ["Làm ơn luôn viết docstring bằng tiếng Anh."],
+     {"has": [(PREF, "docstring")], "no_event": True}),
+    ("f17-el-project", ["Η βάση δεδομένων παραγωγής μας τρέχει PostgreSQL 16 στο AWS RDS."],
+     {"has": [(ANY, "RDS")], "no_event": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -1339,8 +1422,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH15
     if name == "fresh16":
         return FRESH16
+    if name == "fresh17":
+        return FRESH17
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14 + FRESH15 + FRESH16
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11 + FRESH12 + FRESH13 + FRESH14 + FRESH15 + FRESH16 + FRESH17
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -1417,12 +1502,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
