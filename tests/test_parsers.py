@@ -738,6 +738,69 @@ def test_rst_directives_become_the_prose_or_code_they_show_line_for_line():
     assert "container" not in tagline.text and "   Text." not in tagline.text and "\nText.\n" in tagline.text
 
 
+CODE_RST = """\
+Guide
+=====
+
+.. code-block:: bash
+
+   pip install foo
+
+Install
+-------
+
+Run the installer::
+
+  ./install.sh
+
+- An item with a literal block::
+
+    make all
+    ```
+
+  The item goes on.
+
+- An item with code that looks like a title
+
+  .. code:: rst
+
+     Inner
+     =====
+
+Plain ::
+
+    x = 1
+
+::
+
+    lone
+
+Usage
+-----
+
+End.
+"""
+
+
+def test_rst_code_blocks_of_any_length_are_fenced_and_closed_and_never_titles():
+    lines = CODE_RST.splitlines()
+    (piece,) = parse_source(source("guide.rst", CODE_RST))
+    text = piece.text.splitlines()
+    assert len(text) == len(lines)  # line for line: line n is still line n of the source
+    # Only the document's own titles became headings; no code line did.
+    assert [line for line in text if line.startswith("#")] == ["# Guide", "## Install", "## Usage"]
+    assert text[3:7] == ["```bash", "", "pip install foo", "```"]  # a one-line block closes on the blank line after it
+    assert text[10:14] == ["Run the installer:", "```", "./install.sh", "```"]  # `::` shows as `:`
+    # In a list item the fence sits at the item's text; a fence inside the code makes the fence longer.
+    assert text[14:20] == ["- An item with a literal block:", "  ````", "  make all", "  ```", "  ````", "  The item goes on."]
+    assert text[21:28] == ["- An item with code that looks like a title", "", "  ```rst", "", "  Inner", "  =====", "  ```"]
+    assert text[28:32] == ["Plain", "```", "x = 1", "```"]  # "Plain ::" shows as "Plain"
+    assert text[32:36] == ["", "```", "lone", "```"]  # a lone `::` shows as nothing
+    # Read back as Markdown, every fence closes: the last heading is outside code, like the first.
+    headings, _ = scan_markdown(piece.text.splitlines(keepends=True))
+    assert [h.title for h in headings] == ["Guide", "Install", "Usage"]
+
+
 def test_a_notebook_is_stored_as_its_cells_and_text_outputs_never_its_images():
     png = base64.b64encode(bytes(range(256)) * 400).decode()
     notebook = {

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -79,7 +79,7 @@ def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     if kind == "markdown":
         return split_markdown(_file_name(src), _decode(src), _base(src))
     if kind == "rst":
-        lines, headings = rst_headings(rst_directives(lines_of(_decode(src), keepends=True)))
+        lines, headings = rst_headings(*rst_directives(lines_of(_decode(src), keepends=True)))
         return split_lines(_file_name(src), lines, headings, _base(src))
     if kind == "notebook":
         from ov.ingest.notebook import notebook_markdown
@@ -192,16 +192,18 @@ _RST_ROLE_RE = re.compile(r":[\w.+-]+:`([^`]*)`")
 _RST_MARKUP_RE = re.compile(r"\*\*|``|`_{0,2}|(?<=\w)_{1,2}(?!\w)|\*")
 
 
-def rst_headings(lines: list[str]) -> tuple[list[str], list[Heading]]:
+def rst_headings(lines: list[str], code: Collection[int] = ()) -> tuple[list[str], list[Heading]]:
     """Replace section titles by Markdown ATX headings, one line for one line.
 
     The title line becomes ``## Title`` and its adornment lines become blank
-    lines, so line *n* of the result is line *n* of the source.
+    lines, so line *n* of the result is line *n* of the source. ``code`` are the
+    indices of fenced code lines (:func:`ov.ingest.rst.rst_directives`): no title
+    is read there, and a closing fence ends a block as a blank line would.
     """
     out = list(lines)
     headings: list[Heading] = []
     styles: list[tuple[str, bool]] = []
-    contents = [line.rstrip(_LINE_END) for line in lines]
+    contents = ["" if k in code else line.rstrip(_LINE_END) for k, line in enumerate(lines)]
     i = 0
     while i < len(lines):
         previous_blank = i == 0 or not contents[i - 1].strip()
