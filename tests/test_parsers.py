@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import codecs
 import io
 import json
 import subprocess
@@ -10,6 +11,7 @@ import sys
 
 import pytest
 
+from ov.ingest.charsets import decode_declared
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.parsers import detect_format, html_to_markdown, parse_source, rst_headings
 from ov.ingest.splitter import scan_markdown, split_markdown
@@ -423,6 +425,39 @@ def test_html_in_a_declared_charset_is_decoded():
     page = '<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head><body><p>Cr\xe8me</p></body></html>'
     (piece,) = parse_source(source("cafe.html", page.encode("latin-1")))
     assert piece.title == "Café" and "Crème" in piece.text
+
+
+def test_a_declared_latin1_page_is_read_as_windows_1252_as_browsers_read_it():
+    page = "<html><head><meta charset='iso-8859-1'></head><body><p>\u201cCaf\xe9\u201d, 5 \u20ac \u2014 ok</p></body></html>"
+    (piece,) = parse_source(source("menu.html", page.encode("cp1252")))
+    assert "\u201cCafé\u201d, 5 € \u2014 ok" in piece.text
+    # Bytes windows-1252 leaves undefined are the C1 controls of their number, as in a browser.
+    assert "\x81" in decode_declared(b"a\x81b", ["latin1"])
+    assert decode_declared(b"\xe9", ["rot13", "no-such-charset", "us-ascii"]) == "é"  # a label that is no charset is passed over
+
+
+@pytest.mark.parametrize("content_type, meta, expected", [
+    ("text/html; charset=ISO-8859-1", "", "Café crème, 5 €"),  # only the HTTP header says it
+    ("text/html; charset=windows-1251", "<meta charset='iso-8859-1'>", "Кафе"),  # the header before the meta
+    ("text/html", "<meta http-equiv='Content-Type' content='text/html; charset=windows-1251'>", "Кафе"),
+])
+def test_a_web_page_is_read_in_the_charset_its_header_or_meta_declares(content_type, meta, expected):
+    body = "Кафе" if "1251" in content_type + meta else "Café crème, 5 €"
+    page = f"<html><head>{meta}</head><body><p>{body}</p></body></html>".encode("cp1251" if body == "Кафе" else "cp1252")
+    (piece,) = parse_source(source("page.html", page, kind="http", content_type=content_type))
+    assert expected in piece.text
+
+
+def test_a_byte_order_mark_wins_over_a_declared_charset():
+    page = "<html><head><meta charset='iso-8859-1'></head><body><p>Café</p></body></html>"
+    (piece,) = parse_source(source("page.html", codecs.BOM_UTF8 + page.encode(), kind="http", content_type="text/html; charset=iso-8859-1"))
+    assert "Café" in piece.text
+    # After a UTF-8 mark, bytes that are not UTF-8 are a failure, not another charset's text.
+    with pytest.raises(ParseFailure, match="not UTF-8"):
+        parse_source(source("bad.html", codecs.BOM_UTF8 + page.encode("latin-1"), kind="http", content_type="text/html; charset=iso-8859-1"))
+    # A plain-text page may declare its charset only in the header too.
+    (text,) = parse_source(source("notes.txt", "Caf\xe9 5 \u20ac".encode("cp1252"), kind="http", content_type="text/plain; charset=latin1"))
+    assert text.text == "Café 5 €"
 
 
 # -- PDF -------------------------------------------------------------------------------------------------
