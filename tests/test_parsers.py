@@ -212,6 +212,26 @@ def test_headings_inside_code_fences_are_ignored_and_fences_are_never_cut():
         assert not any("comment" in p for p in piece.relpath.split("/"))
 
 
+def test_headings_inside_html_comments_and_raw_html_blocks_are_not_sections():
+    text = "\n".join([
+        "# Guide", "", "<!--", "## Draft section", "not ready yet", "-->", "",
+        "## Real", "", "<!-- a one-line comment -->", "## Also real", "",
+        "<pre>", "## shown as is", "</pre>", "", "<script>", "# not a heading", "</script>",
+        "<!-- opens", "Draft", "=====", "closes --> text", "", "## Last", "", "```", "## in a fence", "```", "",
+    ])  # fmt: skip
+    lines = text.splitlines(keepends=True)
+    headings, cut_ok = scan_markdown(lines)
+    assert [h.title for h in headings] == ["Guide", "Real", "Also real", "Last"]
+    assert not any(cut_ok[3:6]) and not any(cut_ok[20:23])  # a piece never starts inside a comment
+    # Split: the commented-out section is no piece and no title, wherever the document is cut.
+    long = text.replace("## Real", "## Real\n\n" + words("r", 600)).replace("## Last", "## Last\n\n" + words("l", 600))
+    pieces = split_markdown("guide.md", long, BASE)
+    check_pieces(long, pieces)
+    names = {p.relpath.split("/")[1].split("_part")[0].removesuffix(".md") for p in pieces}
+    assert names == {"00_Guide", "01_Real", "02_Also_real", "03_Last"}
+    assert not any("Draft" in p.title or "shown" in p.title for p in pieces)
+
+
 def test_setext_headings_are_recognised():
     text = "Guide\n=====\n\nIntro.\n\nInstall\n-------\n\ntext\n\n- item\n---\n\nUsage\n-----\nuse it\n"
     headings, _ = scan_markdown(text.splitlines(keepends=True))

@@ -53,6 +53,9 @@ _THEMATIC_RE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # (list items, quotes, HTML, tables): "- item\n---" is a list and a rule.
 _CONTAINER_RE = re.compile(r"^ {0,3}(?:[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|>|<[A-Za-z!?/]|\|)")
 _INDENTED_CODE_RE = re.compile(r"^(?: {4}|\t)")
+# HTML blocks whose lines are not Markdown until their end marker (CommonMark HTML blocks 1 and 2):
+# a comment (a commented-out draft section) and raw-text elements.
+_HTML_RAW_RE = re.compile(r"^ {0,3}<(?:(!--)|(pre|script|style|textarea)(?=[\s>]|$))", re.IGNORECASE)
 _FRONT_MATTER_FENCES = {"---": ("---", "..."), "+++": ("+++",)}
 _FRONT_MATTER_MAX_LINES = 200
 _LINE_END = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -137,10 +140,11 @@ def split_lines(
 
 
 def scan_markdown(lines: list[str]) -> tuple[list[Heading], list[bool]]:
-    """Find the ATX and setext headings outside code fences and front matter.
+    """Find the ATX and setext headings outside code fences, HTML comments (and ``<pre>``,
+    ``<script>``, ``<style>``, ``<textarea>`` blocks) and front matter.
 
     Returns the headings in order and ``cut_ok``: for each line, whether a
-    piece may start there (False inside fences and front matter).
+    piece may start there (False inside fences, those HTML blocks and front matter).
     """
     n = len(lines)
     cut_ok = [True] * n
@@ -149,6 +153,7 @@ def scan_markdown(lines: list[str]) -> tuple[list[Heading], list[bool]]:
     for k in range(1, i):
         cut_ok[k] = False
     fence: tuple[str, int] | None = None
+    html_end: str | None = None  # what closes the HTML block the line is in ("-->", "</pre>")
     para_start: int | None = None  # first line of the paragraph a setext underline would turn into a heading
     in_container = False
     while i < n:
@@ -158,6 +163,16 @@ def scan_markdown(lines: list[str]) -> tuple[list[Heading], list[bool]]:
             close = _FENCE_CLOSE_RE.match(content)
             if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1]:
                 fence = None
+        elif html_end is not None:
+            cut_ok[i] = False
+            if html_end in content.lower():
+                html_end = None
+        elif raw := _HTML_RAW_RE.match(content):
+            # The block ends on the line that holds its end marker, which may be this one.
+            html_end = "-->" if raw.group(1) else f"</{raw.group(2).lower()}>"
+            if html_end in content[raw.end() :].lower():
+                html_end = None
+            para_start, in_container = None, False
         elif not content.strip():
             para_start, in_container = None, False
         elif (opening := _FENCE_OPEN_RE.match(content)) and not (
