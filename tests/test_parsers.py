@@ -213,12 +213,13 @@ def test_headings_inside_code_fences_are_ignored_and_fences_are_never_cut():
 
 
 def test_headings_inside_html_comments_and_raw_html_blocks_are_not_sections():
-    text = "\n".join([
+    doc = [
         "# Guide", "", "<!--", "## Draft section", "not ready yet", "-->", "",
         "## Real", "", "<!-- a one-line comment -->", "## Also real", "",
         "<pre>", "## shown as is", "</pre>", "", "<script>", "# not a heading", "</script>",
         "<!-- opens", "Draft", "=====", "closes --> text", "", "## Last", "", "```", "## in a fence", "```", "",
-    ])  # fmt: skip
+    ]  # fmt: skip
+    text = "\n".join(doc)
     lines = text.splitlines(keepends=True)
     headings, cut_ok = scan_markdown(lines)
     assert [h.title for h in headings] == ["Guide", "Real", "Also real", "Last"]
