@@ -274,11 +274,32 @@ def test_splitting_is_deterministic():
     assert first == split_markdown("handbook.md", "".join(text), BASE)
 
 
-def test_a_long_document_without_headings_is_cut_into_numbered_parts():
+def test_a_long_document_without_headings_is_cut_into_numbered_parts_named_by_their_first_words():
     text = "\n\n".join(words(f"p{k}", 200) for k in range(12)) + "\n"
     pieces = split_markdown("notes.txt.md", text, BASE)
-    assert [p.relpath for p in pieces][:2] == ["notes.txt/part1.md", "notes.txt/part2.md"]
+    assert [p.relpath for p in pieces][:2] == ["notes.txt/01_contextp0_storep0_ingestp0_layerp0.md", "notes.txt/02_contextp2_storep2_ingestp2_layerp2.md"]
+    assert pieces[0].title == f"notes.txt (part 1 of {len(pieces)})"
     check_pieces(text, pieces)
+
+
+def test_a_tight_list_too_long_for_one_piece_is_cut_between_items_then_sentences():
+    """A list without blank lines between its items is one paragraph; it is cut before an item
+    (never inside one), an item too long alone after a line that ends a sentence."""
+    items = [f"- **Rule {i}.** {words(f'r{i}', 14)[:-1]}\n  {words(f's{i}', 14)[:-1]}\n  {words(f't{i}', 14)}" for i in range(40)]
+    huge = "- **Huge rule.** " + "\n  ".join(words(f"h{k}", 30) for k in range(40))  # one item of 40 sentences
+    text = "# Release handbook\n\nThis handbook explains how we ship releases.\n\n" + "\n".join([*items, huge]) + "\n"
+    lines = text.splitlines()
+    pieces = split_markdown("handbook.md", text, BASE)
+    check_pieces(text, pieces)
+    assert len(pieces) > 4
+    names = [p.relpath.split("/")[1] for p in pieces]
+    assert names[0] == "01_Release_handbook.md" and names[1].startswith("02_Rule_")  # its first heading, else its first words
+    huge_at = next(n for n, line in enumerate(lines, 1) if line.startswith("- **Huge"))
+    for piece in pieces[1:]:
+        first, _last = piece.provenance.lines
+        start = lines[first - 1]
+        # Each piece starts at an item, or inside the huge item right after a sentence.
+        assert start.startswith(("- **Rule", "- **Huge")) or (first > huge_at and lines[first - 2].endswith(".")), start
 
 
 @pytest.mark.parametrize("seed", range(40))
