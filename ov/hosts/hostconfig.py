@@ -90,8 +90,9 @@ def spec(host: str, scope: str, project: Path, env=None) -> Spec:
         from ov.hosts.opencode import PLUGIN_FILE
 
         return Spec(host, scope, root / "plugins" / PLUGIN_FILE, "plugin")
-    native = load(host).native_event
-    events = tuple((native(event), event, timeout) for event, timeout in _TIMEOUTS[host].items())
+    loaded = load(host)
+    events = tuple((loaded.native_event(event), event, timeout) for event, timeout in _TIMEOUTS[host].items())
+    events += tuple((native, event, _TIMEOUTS[host][event]) for native, event in loaded.extra_events)
     if host == "cursor":
         return Spec(host, scope, root / "hooks.json", "flat", events)
     name = "hooks.json" if host == "codex" else "settings.json"
