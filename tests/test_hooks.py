@@ -1979,9 +1979,12 @@ def test_the_prompt_hook_loads_no_language_model_client(ov, project, ov_home):
     loaded = set(json.loads(proc.stderr.decode().strip().splitlines()[-1]))
     assert "ov.retrieval.plan" in loaded and not loaded & {"ov.llm.client", "litellm", "typer", "rich", "logging", "shutil", "secrets", "random", "ov.waiting"}, sorted(loaded)
     # A turn's end starts the detached worker without importing subprocess (~10 ms).
-    stop = subprocess.run([sys.executable, "-c", probe.replace("prompt-submit", "stop")], input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
+    transcript = _claude_transcript(project / "t.jsonl", [_user("u1", "how do staging deploys run?")])
+    ended = _stdin("claude", cwd=str(project), transcript_path=str(transcript))
+    stop = subprocess.run([sys.executable, "-c", probe.replace("prompt-submit", "stop")], input=ended, capture_output=True, timeout=60, env=dict(os.environ))
     loaded = set(json.loads(stop.stderr.decode().strip().splitlines()[-1]))
     assert stop.returncode == 0 and "ov.hosts.background" in loaded and not loaded & {"subprocess", "secrets"}, sorted(loaded)
+    assert _wait_job(ov_home, "cc-s-1")["captured"] == 1
 
 
 @pytest.mark.parametrize("posix_spawn", [True, False])

@@ -34,7 +34,8 @@ _FOOTNOTE = re.compile(r"^\[[^\]]+\][ \t]*(.*)$")
 _OPTION = re.compile(r"^[ \t]+:[\w -]+:(?:[ \t]|$)")  # ":alt: text", not a role (":meth:`x`")
 _SUBSTITUTIONS_ONLY = re.compile(r"^[ \t]*(?:\|[^|\s][^|]*\|_{0,2}[ \t]*)+$")
 # A list item's bullet or enumerator: a literal block inside the item is indented past its text.
-_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\(?(?:\d+|[a-zA-Z]|#)[.)])[ \t]+")
+# (Not a letter's "a." or "B)": prose that opens with "e.g. run it::" would read as an item.)
+_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\(?(?:\d+|#)[.)])[ \t]+")
 _BACKTICKS = re.compile(r"^[ \t]*(`{3,})")
 
 # Admonitions and the like: their argument is a title or the first words of their text.
