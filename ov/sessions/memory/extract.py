@@ -139,7 +139,7 @@ from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered
-from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, condition_ended, is_reversal, reasons_apart, with_alternatives
 from ov.sessions.memory.leads import opening, without_ask
 from ov.sessions.memory.markers import CORRECTION_LEAD, as_instruction, restated_change, unmark
 from ov.sessions.memory.meant import apologised, value_again
@@ -194,7 +194,7 @@ def extract_explicit(
         turn += 1
         ctx = Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
-        masked = with_successor(typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans)))))
+        masked = with_successor(typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(condition_ended(masked), spans)))))
         if asked:
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
@@ -232,7 +232,7 @@ def extract_explicit(
             # first, which the ask opened (a note of its own is kept only for it).
             ask = "Remember that " if lead.asks else ""
             # (the user's own heading goes before the clauses are told apart: "Big news - I ..." is one clause)
-            for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(lead.body)))))):
+            for n, clause in enumerate(reasons_apart(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(lead.body))))))):
                 clause = as_instruction(tx.without_aside(quoted.own_words(opening(tx.clean(clause)).body)))
                 typed, clause = clause, casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):

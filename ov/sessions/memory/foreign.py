@@ -54,6 +54,18 @@ _CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]"
 I_WORDS = r"je|j'|moi|ich|yo|eu|io|ik|ja|jag|jeg|minä|tôi|я|ben|saya|aku|εγώ"
 MY_WORDS = r"mein|meine|mi|mijn|mój|moja|min|mitt|мой|моя"
 I_CJK = r"我|私|僕|저는|나는|제"
+# The first person said by the verb alone, in the languages whose verb carries it ("Jestem inżynierem",
+# "Trabalho na Globo", "Jsem vývojář"): the common verbs of what one is, does, uses and likes, in their
+# first person singular (pl, cs, sk, pt, es, it, ro, hr/sr, ru, uk); and Turkish's first person
+# endings, said last ("Python kullanıyorum", "Backend geliştiriciyim"). Words that are English words
+# too ("sou", "soy", "ho", "am", "mam") are left out.
+I_VERBS = (
+    r"jestem|pracuj[ęe]|u[żz]ywam|mieszkam|lubi[ęe]|pisz[ęe]|programuj[ęe]|zajmuj[ęe]\s+si[ęe]|jsem|pracuji|pracuju|pou[žz][íi]v[áa]m|"
+    r"bydl[íi]m|m[áa]m\s+r[áa]d|p[íi][šs]u|som|pracujem|pou[žz][íi]vam|estou|trabalho|moro|tenho|prefiro|gosto|escrevo|"
+    r"estoy|trabajo|tengo|prefiero|escribo|sono|lavoro|abito|preferisco|scrivo|sunt|lucrez|folosesc|locuiesc|radim|koristim|"
+    r"живу|работаю|использую|пишу|предпочитаю|являюсь|працюю|використовую|пишу"
+)
+I_ENDINGS = r"\w+(?:[ıiuü]yorum|y[ıiuü]m)"
 # Who a habit in another language is said of when not of the user or the team: a name alone before it
 # ("Bob siempre olvida ..."), someone's or something's ("Mi jefe siempre ...", "Il mio collega usa sempre
 # ...", "Le build casse toujours": an article or a possessive opening the text) or a third person's pronoun.

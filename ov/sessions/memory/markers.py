@@ -134,4 +134,6 @@ def restated_change(sentence: str) -> str:
     if m and (m.group("lead") or m.group("now") or m.group("gone")) and max(len(m.group("new").split()), len(m.group("old").split())) <= 4:
         return f"I switched from {m.group('old')} to {m.group('new')}"
     m = _NOT_THEN_SWITCHED_RE.match(sentence)
-    return f"I switched from {m.group('a') or m.group('b')} to {m.group('new')}" if m else sentence
+    # ("no longer on VS Code either": what was left, without the word that adds it to another)
+    old = re.sub(r"(?i)\s+(?:either|too|as\s+well|at\s+all)$", "", m.group("a") or m.group("b")) if m else ""
+    return f"I switched from {old} to {m.group('new')}" if m else sentence

@@ -40,7 +40,7 @@ from datetime import datetime
 from ov.sessions.memory import casual, moment, requests, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
-from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_WORDS, MY_WORDS, WE, WE_CJK
+from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_ENDINGS, I_VERBS, I_WORDS, MY_WORDS, WE, WE_CJK
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import TROUBLE, WHEN_RE
@@ -82,7 +82,8 @@ _THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{WE})(?![\w-])|{WE_CJK}")
 # The first person: "I", "my"; and other languages' "I" and "my", read in a text not in English
 # ("Ben", "min", "Ja" open English sentences too).
 _FIRST_PERSON_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|I'll|Im|my|mine)(?![\w-])")
-_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS})(?![\w-])|^(?:{I_CJK})")
+# (or the verb alone, where it says the person: "Jestem inżynierem firmware", "Python kullanıyorum")
+_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS}|{I_VERBS})(?![\w-])|^(?:{I_CJK})|^.*(?<![\w-]){I_ENDINGS}[.!]*$")
 
 
 def noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
@@ -173,8 +174,9 @@ def _first_person(said: str) -> bool:
     if someones(said):
         return False
     their = not _english(said) and _THEIR_I_RE.match(said)
-    if their and re.match(r"(?i)\s+(?:[a-z]+s|is|has|was)\b", said[their.end() :]) and said[:1].isupper() and their.group().lower() in ("ben", "min", "ja", "mi"):
-        return False  # ("Ben uses Emacs", "Min runs the infra team": a name, and its verb in English)
+    if their and re.match(r"(?i)\s+(?:[a-z]+s|is|has|was)\b", said[their.end() :]) and said[:1].isupper() and (
+            their.group().lower() in ("ben", "min", "ja", "mi") or re.fullmatch(rf"(?i){I_VERBS}", their.group())):
+        return False  # ("Ben uses Emacs", "Min runs the infra team", "Sono Motors builds ...": a name, and its verb in English)
     return bool(_FIRST_PERSON_RE.match(said) or their)
 
 
@@ -209,7 +211,7 @@ def happened(text: str) -> bool:
         return True  # "the bug is in auth.py": where today's bug is, news of the day
     if guessed(said) or complains(said) or reported(said):
         return True  # "the tests should pass now", "the deploy always takes forever": a guess or a complaint of the day
-    if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (DATE_RE.search(said) and not _english(said)):
+    if _NEEDS_NOW_RE.search(said) or (_PROGRESSIVE_RE.search(said) and not _STATE_PROGRESSIVE_RE.search(said)) or (DATE_RE.search(said) and not _english(said)):
         return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
     if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not MODAL_RE.search(said):
         return True  # "staging is down": how it is today ("must never be down" is a rule)
@@ -231,6 +233,13 @@ _COPULA_BEFORE_RE = re.compile(r"(?i)\b(?:is|are|'s|'re|was|were|been|seems?|loo
 # A need of the moment ("the docs need fixing"), and the progressive of other languages ("I'm fixing").
 _NEEDS_NOW_RE = re.compile(r"(?i)\bneeds?\s+(?:\w+ing|work|attention|love|a\s+(?:cleanup|look|fix|refactor))\b")
 _PROGRESSIVE_RE = re.compile(r"고\s*있|ています|ている|正在|(?i:\b(?:estoy|estou|sto|stiamo|estamos)\s+\w+(?:ando|endo|iendo)\b|\ben\s+train\s+de\b)")
+# ... but for the verbs of a standing state, which other languages say in the progressive as English says
+# "I'm working as": working somewhere or as something, living somewhere, using a thing ("개발자로 일하고
+# 있어요", "東京に住んでいます", "Vimを使っています", "estoy trabajando como").
+_STATE_PROGRESSIVE_RE = re.compile(
+    r"(?:일하|근무하|살|사용하|쓰|다니)고\s*있|(?:働い|勤めて|住ん|使っ|勤務し)て?(?:い|お)|在\S{0,4}(?:工作|上班|住)|"
+    r"(?i:\b(?:estoy|estou|estamos)\s+(?:trabajando|trabalhando|viviendo|morando|usando|utilizando)\b)"
+)
 
 
 def _english(said: str) -> bool:
