@@ -2286,6 +2286,14 @@ CASES = [
                  {"profile.md": "- Team uses Buildkite for CI"}, None, id="a-thing-left-without-its-subject-then-its-successor-switches"),
     pytest.param(["I use Vim for everything", "no longer on Vim either, I moved to Kakoune"],
                  {"profile.md": "- Uses Kakoune for everything"}, None, id="no-longer-on-x-either-then-a-move-switches"),
+    # (mem24) since when a value holds ("Since March ...", "... since the spring", "since we migrated") says a change as "as
+    # of" does, never a reason ("since it is fast"); what was moved may be named before "from"; a thing said gone, then its successor
+    pytest.param(["My shell is bash", "Since October my shell is fish", "I use Vim", "I have been on Helix since the spring", "I use Zed since it is fast"],
+                 {"profile.md": "- Shell: fish\n- Editor: Helix\n- Uses Zed since it is fast"}, None, id="since-when-a-value-holds-is-a-change"),
+    pytest.param(["We track bugs in Jira", "we moved all the tickets from Jira to Linear last quarter, much happier"],
+                 {"profile.md": "- Team tracks bugs in Linear"}, None, id="what-was-moved-named-before-from-switches"),
+    pytest.param(["We build with Travis", "Travis is history, it is all Buildkite now"],
+                 {"profile.md": "- Team builds with Buildkite"}, None, id="a-thing-said-gone-then-its-successor-switches"),
     # (mem24) a frame before "I" ("By day", "Outside of work", "For embedded work") is read after what the clause says
     pytest.param(["By day I'm a radiologist, but at night I write Rust", "Outside of work I'm a hobby astronomer",
                   "For embedded work I use Zephyr rather than FreeRTOS"],

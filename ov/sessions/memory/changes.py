@@ -18,7 +18,8 @@ from ov.sessions.memory.statement import Statement, informative
 # "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
 _CHANGE_FROM_TO_RE = re.compile(
     r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went|jumped)"
-    r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
+    # (what was moved may be said: "we moved everything from Jira to Linear", "we migrated the repos from GitHub to GitLab")
+    r"(?:\s+(?:everything|all|it|them|(?:all\s+)?(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?))?(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
     re.I,
 )
 # "we replaced ArgoCD with Flux", "I swapped Jest for Vitest"; and the verbs that leave one thing for
@@ -330,13 +331,16 @@ def version_meant(body: str, restore) -> Statement | None:
 # says it, so that the lines naming the old thing name the new one wherever they are. The next
 # clause says the new thing is in use now ("now", "instead", "these days"), of no one (with "we" or
 # "my" it is a statement of its own, which the rules read: "I ditched CLion, my editor is Zed now").
+# (or the thing itself said gone at the clause's start: "Jenkins is gone, it's all GitHub Actions now", "PBS got retired; ...")
+_GONE = r"(?:is|was|got|has\s+been)\s+(?:gone|history|dead|retired|dropped|removed|decommissioned|sunset|turned\s+off)"
 _LEFT_VERBS = (r"no\s+longer\s+use|stopped\s+using|quit\s+using|ditched|dropped|dumped|abandoned|retired|uninstalled|got\s+rid\s+of|"
                r"gave\s+up(?:\s+on)?|moved\s+(?:off(?:\s+of)?|away\s+from)|switched\s+away\s+from|migrated\s+off")
 # (the subject may be dropped at the start: "ditched jenkins, the builds run on GameCI now"; a dot
 # inside a name is no sentence's end: "fly.io", "Node.js")
 _LEFT_THEN_RE = re.compile(
     r"(?i)(?:^|(?<=[.!?]\s))(?:(?P<who>I|we)(?:'ve|\s+have)?\s+|^)(?:(?:just|finally|recently|already|also|completely|totally)\s+)?"
-    rf"(?:{_LEFT_VERBS})\s+{_NOT_A_THING}(?P<x>[^,;.!?\s](?:[^,;.!?]|\.(?=\w))*?)\s*(?:[,;]|\s[-\u2013\u2014]+\s|\.\s+)\s*"
+    rf"(?:(?:{_LEFT_VERBS})\s+{_NOT_A_THING}(?P<x>[^,;.!?\s](?:[^,;.!?]|\.(?=\w))*?)|(?P<gone>(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+)?)\s+{_GONE})"
+    r"\s*(?:[,;]|\s[-\u2013\u2014]+\s|\.\s+)\s*"
     r"(?P<then>(?:[^.;!?]|\.(?=\w))+?)(?P<end>[.!?]+(?!\w)|$)"
 )
 _NOW_WORDS = r"now|instead|these\s+days|nowadays|from\s+now\s+on"
@@ -359,7 +363,7 @@ def _successor(then: str) -> str | None:
     words = said.group("said").replace("we're", "we 're").split()
     # the first thing named after such a word: "is VS Code with PlatformIO" names VS Code (with its add-on)
     for at in [-1, *(i for i, w in enumerate(words) if w.lower() in _BEFORE_THING)]:
-        thing = re.sub(r"(?i)^(?:the|a|an)\s+", "", " ".join(words[at + 1 :])).strip()
+        thing = re.sub(r"(?i)^(?:the|a|an|all)\s+", "", " ".join(words[at + 1 :])).strip()
         if thing and len(thing.split()) <= 4 and (at >= 0 or len(words) <= 3) and _a_thing(thing) and informative(thing):
             return thing
     return None
@@ -372,7 +376,7 @@ def with_successor(text: str) -> str:
 
     def put(match: re.Match[str]) -> str:
         new = _successor(match.group("then"))
-        old = match.group("x").strip()
+        old = (match.group("x") or match.group("gone")).strip()
         if new is None or len(old.split()) > 4 or old.casefold() == new.casefold():
             return match.group(0)
         return f"{match.group('who') or 'I'} switched from {old} to {new}{match.group('end') or ''}"

@@ -21,8 +21,15 @@ from ov.sessions.memory.rules import INSTRUCTION_VERBS
 _FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|henceforth"
 # "As of last weekend, ...", "as of Monday ...": since when what follows holds, a change as well.
 _AS_OF = rf"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:{NAME_WORD})(?:\s+\d+)?)"
-_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
-_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF})$", re.I)  # ("as of" too: since when)
+# "Since March, ...", "... since the spring", "since we migrated": since when what is said holds, a change as
+# "as of" says it (a time, never a reason: "since it's faster" stays part of what is said).
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+_SINCE = (rf"since\s+(?:(?:last|this)\s+(?:week|month|year|quarter|sprint|spring|summer|autumn|fall|winter|release)|yesterday|then|"
+          rf"(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:{_MONTHS}|spring|summer|autumn|fall|winter)|\d{{4}}|"
+          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+(?:migration|move|switch|upgrade|reorg|merger|acquisition|rewrite)|"
+          r"(?:we|I)\s+[a-z]+ed(?:\s+[\w.-]+){0,3})")
+_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF}|{_SINCE})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
+_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF}|{_SINCE})$", re.I)  # ("as of" too: since when)
 # "I use Zed now, switched a couple of weeks ago", "I'm at Stripe, changed jobs in the spring": a
 # switch said after the value, without its subject, says the change as "now" does (and when it was,
 # which is no part of the value).
