@@ -2294,6 +2294,10 @@ CASES = [
                  {"profile.md": "- Team tracks bugs in Linear"}, None, id="what-was-moved-named-before-from-switches"),
     pytest.param(["We build with Travis", "Travis is history, it is all Buildkite now"],
                  {"profile.md": "- Team builds with Buildkite"}, None, id="a-thing-said-gone-then-its-successor-switches"),
+    # (mem24) a slip of one's own earlier words ("I misspoke earlier", "I got that wrong before") keeps nothing beside the correction
+    pytest.param(["My shell is bash", "actually my shell is fish. I misspoke earlier", "My editor is Vim", "I got that wrong before, my editor is Helix",
+                  ("refused", "I mistyped that")],
+                 {"profile.md": "- Shell: fish\n- Editor: Helix"}, None, id="a-slip-of-ones-own-words-keeps-nothing"),
     # (mem24) a frame before "I" ("By day", "Outside of work", "For embedded work") is read after what the clause says
     pytest.param(["By day I'm a radiologist, but at night I write Rust", "Outside of work I'm a hobby astronomer",
                   "For embedded work I use Zephyr rather than FreeRTOS"],
