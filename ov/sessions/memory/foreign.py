@@ -87,6 +87,37 @@ _LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
 ENGLISH_RE = re.compile(
     r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it|always|never|should|must|will|can|does|doesn't|don't|has|have)(?![\w'])"
 )
+# What only a text in another language writes: a letter English has not ("é", "ż", "ı", "ø", a script of
+# its own), or a word of the tables above ("toujours", "me gusta").
+_ANOTHER_LANGUAGE_RE = re.compile(rf"[^\W\da-zA-Z_]|(?i:(?<![\w'])(?:{_HABIT}|{_LIKING})(?![\w']))")
+# A verb of the third person in English after a name ("Ben uses", "Min runs", "Mi is"): "Ben", "Min", "Ja", "Mi"
+# are names in English, and "I" or "my" only in their language.
+_ENGLISH_THIRD_PERSON_RE = re.compile(r"(?i)\s+(?:[a-z]+s|is|has|was)\b")
+# (or the verb alone, where it says the person: "Jestem inżynierem firmware", "Python kullanıyorum")
+_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS}|{I_VERBS})(?![\w-])|^(?:{I_CJK})|^.*(?<![\w-]){I_ENDINGS}[.!]*$")
+
+
+def english(said: str) -> bool:
+    """Whether ``said`` is in English by its small words (one in four words or more: :data:`ENGLISH_RE`)."""
+    return len(ENGLISH_RE.findall(said)) * 4 >= len(said.split())
+
+
+def in_another_language(said: str) -> bool:
+    """Whether ``said`` is shown to be in another language than English: few of English's small words,
+    and a letter or a word only another language writes. "Bob uses Vim" has neither kind of word, and is English."""
+    return not english(said) and bool(_ANOTHER_LANGUAGE_RE.search(said))
+
+
+def their_first_person(said: str) -> bool:
+    """Whether ``said`` opens on another language's "I" or "my" ("Ich", "je", "Ja", "mi", "我") in a text
+    of that language: not English, and shown to be another language or going on with no English verb
+    ("Ben uses Emacs", "Min runs the infra team", "Sono Motors builds EVs" are theirs; "Ben kullanıyorum Vim" is the user's)."""
+    their = _THEIR_I_RE.match(said)
+    if their is None or english(said):
+        return False
+    return in_another_language(said) or not _ENGLISH_THIRD_PERSON_RE.match(said[their.end() :])
+
+
 # A day or a date: something that happened, or will, is a dated note whatever its language.
 DATE_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?|昨天|今天|明天|昨日|今日|明日|어제|오늘|내일|(?i:(?<![\w'])(?:hier|aujourd'hui|demain|ayer|hoy|"

@@ -40,7 +40,7 @@ from datetime import datetime
 from ov.sessions.memory import casual, moment, requests, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
-from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_ENDINGS, I_VERBS, I_WORDS, MY_WORDS, WE, WE_CJK
+from ov.sessions.memory.foreign import DATE_RE, WE, WE_CJK, english, in_another_language, their_first_person
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import TROUBLE, WHEN_RE
@@ -79,11 +79,8 @@ _WHERE_RE = re.compile(
 _TEAM_RE = re.compile(rf"(?i)(?<![\w-])(?:we|we're|we've|our|ours|us|team|squad|everyone|everybody|{tx.THIS_PROJECT})(?![\w-])")
 # Another language's "we" ("nossa equipe", "wir"): read only in a text not in English ("my" is Polish "we").
 _THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{WE})(?![\w-])|{WE_CJK}")
-# The first person: "I", "my"; and other languages' "I" and "my", read in a text not in English
-# ("Ben", "min", "Ja" open English sentences too).
+# The first person: "I", "my" (another language's is foreign.their_first_person's).
 _FIRST_PERSON_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|I'll|Im|my|mine)(?![\w-])")
-# (or the verb alone, where it says the person: "Jestem inżynierem firmware", "Python kullanıyorum")
-_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS}|{I_VERBS})(?![\w-])|^(?:{I_CJK})|^.*(?<![\w-]){I_ENDINGS}[.!]*$")
 
 
 def noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
@@ -173,11 +170,7 @@ def _first_person(said: str) -> bool:
     language's, in a text not in English whose verb is not one in English ("Ben uses Emacs" is Ben's)."""
     if someones(said):
         return False
-    their = not _english(said) and _THEIR_I_RE.match(said)
-    if their and re.match(r"(?i)\s+(?:[a-z]+s|is|has|was)\b", said[their.end() :]) and said[:1].isupper() and (
-            their.group().lower() in ("ben", "min", "ja", "mi") or re.fullmatch(rf"(?i){I_VERBS}", their.group())):
-        return False  # ("Ben uses Emacs", "Min runs the infra team", "Sono Motors builds ...": a name, and its verb in English)
-    return bool(_FIRST_PERSON_RE.match(said) or their)
+    return bool(_FIRST_PERSON_RE.match(said)) or their_first_person(said)
 
 
 def nothing_to_keep(text: str) -> str | None:
@@ -211,7 +204,7 @@ def happened(text: str) -> bool:
         return True  # "the bug is in auth.py": where today's bug is, news of the day
     if guessed(said) or complains(said) or reported(said):
         return True  # "the tests should pass now", "the deploy always takes forever": a guess or a complaint of the day
-    if _NEEDS_NOW_RE.search(said) or (_PROGRESSIVE_RE.search(said) and not _STATE_PROGRESSIVE_RE.search(said)) or (DATE_RE.search(said) and not _english(said)):
+    if _NEEDS_NOW_RE.search(said) or (_PROGRESSIVE_RE.search(said) and not _STATE_PROGRESSIVE_RE.search(said)) or (DATE_RE.search(said) and not english(said)):
         return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
     if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not MODAL_RE.search(said):
         return True  # "staging is down": how it is today ("must never be down" is a rule)
@@ -242,11 +235,6 @@ _STATE_PROGRESSIVE_RE = re.compile(
 )
 
 
-def _english(said: str) -> bool:
-    """Whether ``said`` is in English, by its small words (as foreign.kept_as tells)."""
-    return len(ENGLISH_RE.findall(said)) * 4 >= len(said.split())
-
-
 def switched(text: str) -> tuple[str, str] | None:
     """(old, new) of a switch said in ``text`` ("ditched iterm2 for ghostty": ("iterm2", "ghostty")), or None."""
     match = _SWITCH_RE.match(_plain(text))
@@ -266,7 +254,7 @@ def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Ca
     line = tx.capitalise(re.sub(CORRECTION_LEAD, "", line, flags=re.IGNORECASE))
     if kind == CONVENTION:
         # (another language's "we" not in an English imperative: "Ping me on Slack if CI fails" has no French "on")
-        theirs = not _english(text) and not moment.imperative(_plain(text)) and _THEIR_WE_RE.search(text)
+        theirs = not english(text) and not moment.imperative(_plain(text)) and _THEIR_WE_RE.search(text)
         team = bool(_TEAM_RE.search(text) or theirs) and not _first_person(text)
         said = f"{line} (team convention)" if team else line
         topic = topics.slug(re.sub(r"(?i)^(?:please\s+|no\s+)", "", text), fallback="note")
@@ -337,7 +325,9 @@ def _subject(text: str) -> str | None:
     """The thing a fact about a thing is about (:func:`~ov.sessions.memory.statement_parts.subject_of`);
     None for one said of the user."""
     said = _plain(text)
-    subject = None if _first_person(said) else subject_of(said)
+    # (another language's words are no English subject and verb: "Mon collègue utilise toujours Emacs" has
+    # no subject "Mon collègue utilise", its "toujours" read as a verb; no card is named after its first words)
+    subject = None if _first_person(said) or in_another_language(said) else subject_of(said)
     # A plural alone (its verb a plural's: "Cats need Vitamin D"; not "Atlas runs") or after a quantifier
     # ("Most tests use Mocks") names no one thing, unless things of the work ("PRs need ..."): no card (review rev20).
     verb = [w for w in said[len(subject) :].split() if w.lower() not in ADVERBS][:1] if subject and said.startswith(subject) else []
