@@ -78,7 +78,7 @@ _TEAM_AFTER_RE = re.compile(r"(?i)^\w+\s+(?:equipe|equipo|équipe|team|time|squa
 # A verb of the first person opening a sentence with no pronoun ("Usamos siempre tabs"), not a name ("Bob").
 _FIRST_PERSON_VERB_RE = re.compile(r"(?i)^\w+(?:mos|mo|ons|en|em|am|emy|imy|amy|ем|им)$")
 
-_HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
+HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
 _WE_RE = re.compile(rf"(?i)(?<![\w'])(?:{WE})(?![\w'])|{WE_CJK}")
 _LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
 # English words a text in English says, which a text in another language rarely does: such a text
@@ -126,6 +126,12 @@ DATE_RE = re.compile(
 )
 
 
+def first_person_verb(word: str) -> bool:
+    """Whether ``word`` is a verb of the first person by its ending, as languages that drop the
+    pronoun say one ("Usamos", "Utilisons"); a name ("Bob") is none."""
+    return bool(_FIRST_PERSON_VERB_RE.match(word)) or bool(re.fullmatch(rf"(?i){I_WORDS}|{WE}", word))
+
+
 def said_of_us(said: str, at: int) -> bool:
     """Whether ``said`` (not in English) says the habit word at ``at`` of the user or the team ("Wir
     mergen immer mit Squash", "Usamos siempre tabs", "Prosím, piš komentáře vždy anglicky"): not of a
@@ -137,7 +143,7 @@ def said_of_us(said: str, at: int) -> bool:
     if _SOMEONE_OPENING_RE.match(said) and not re.match(rf"(?i)(?:{WE})(?![\w'-])", said) and not _TEAM_AFTER_RE.match(said):
         return False
     # (a name alone before it; a pro-drop verb or an imperative is the user's: "Usamos siempre tabs", "Prosím, piš ... vždy anglicky")
-    return not (len(before) == 1 and before[0][:1].isupper() and not _FIRST_PERSON_VERB_RE.match(before[0]) and not re.match(rf"(?i)(?:{I_WORDS}|{WE})$", before[0]))
+    return not (len(before) == 1 and before[0][:1].isupper() and not first_person_verb(before[0]))
 
 
 def kept_as(text: str, subject: str) -> Statement | None:
@@ -148,7 +154,7 @@ def kept_as(text: str, subject: str) -> Statement | None:
     if not said or DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
         return None
     line = tx.capitalise(said.rstrip(" ."))
-    habit = _HABIT_RE.search(said)
+    habit = HABIT_RE.search(said)
     if habit and said_of_us(said, habit.start()) and not complains(said):
         line = f"{line} (team convention)" if _WE_RE.search(said) else line
     elif not _LIKING_RE.search(said):

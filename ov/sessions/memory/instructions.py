@@ -13,7 +13,7 @@ import re
 from ov.sessions.memory import moment, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.rules import INSTRUCTION_VERBS, convention, points_back, topical
-from ov.sessions.memory.standing import of_the_moment
+from ov.sessions.memory.standing import of_the_moment, only_what_it_does
 from ov.sessions.memory.statement import Statement, informative
 
 # Whose coming act or which thing in view a condition names when it is one moment, not a kind of
@@ -122,6 +122,8 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
     told = match or general
     if not told or not informative(told.group("x")) or points_back(told.group("x")):
         return None  # "never mind", "don't do that again"
+    if only_what_it_does(body):
+        return None  # "Never compiles", "Always hangs": what a thing does, no instruction
     said = tx.capitalise(restore(re.sub(r"(?i)^please\s+", "", body)))
     negative = bool(match and match.group("neg"))
     if general:
