@@ -29,7 +29,8 @@ _SINCE = (rf"since\s+(?:(?:last|this)\s+(?:week|month|year|quarter|sprint|spring
           r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+(?:migration|move|switch|upgrade|reorg|merger|acquisition|rewrite)|"
           r"(?:we|I)\s+[a-z]+ed(?:\s+[\w.-]+){0,3})")
 _CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF}|{_SINCE})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
-_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF}|{_SINCE})$", re.I)  # ("as of" too: since when)
+# ("as of" too: since when; and "actually", a correction's marker said last: "I prefer spaces actually")
+_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|actually|{_FROM_NOW}|{_AS_OF}|{_SINCE})$", re.I)
 # "I use Zed now, switched a couple of weeks ago", "I'm at Stripe, changed jobs in the spring": a
 # switch said after the value, without its subject, says the change as "now" does (and when it was,
 # which is no part of the value).
