@@ -201,10 +201,11 @@ def extract_explicit(
         previous = None
         said = with_alternatives(joined(list(tx.sentences(masked))))  # "I left X. I'm at Y now." is one change of employer
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
-            if tx.is_question(sentence) and (standing := requests.as_standing(sentence)):
+            if standing := requests.as_standing(sentence):
                 sentence = standing  # "Could you always run the linter ...?": an instruction, asked politely
-            if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
-                if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
+            asks = requests.asks(sentence)  # ("where do the fixtures live", its "?" left off, asks too)
+            if asks or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
+                if unread is not None and not asks and not says_nothing(without_ask(tx.clean(sentence))):
                     unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given
                 previous = None
                 continue

@@ -177,7 +177,7 @@ def nothing_to_keep(text: str) -> str | None:
     """Why ``text`` keeps nothing: :data:`QUESTION`, :data:`FOR_NOW` (a task for now or thinking
     aloud) or :data:`CHATTER`; None when it may state something (see the module's doc)."""
     said = _plain(text)
-    if not said or tx.is_question(text.strip()) or tx.is_question(said) or requests.asked(said):
+    if not said or requests.asks(text) or requests.asks(said):
         return QUESTION
     if moment.chatter(text) or moment.chatter(said):
         return CHATTER  # (as typed too: "Thanks, that worked great!" is chatter, its "Thanks," read off by _plain)
