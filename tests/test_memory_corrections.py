@@ -2325,6 +2325,42 @@ CASES = [
                  {"profile.md": "- Jsem datový analytik a píšu hlavně v R\n- Jestem testerką, piszę testy w Playwright\n- Backend geliştiriciyim, Go kullanıyorum\n"
                                 "- 저는 베를린에서 디자이너로 일하고 있어요",
                   f"events/{TODAY:%Y/%m/%d}/저는_지금_로그를.md": "- 저는 지금 로그를 보고 있어요"}, None, id="another-languages-first-person-by-its-verb-is-the-users"),
+    # (memfix22 #1) a switch said with its time, in a session, that ends a stored preference or instruction keeps the
+    # team's new value, undated; with nothing stored it keeps nothing (a session's news)
+    pytest.param(["I prefer yarn for installs", ["Heads up, we moved from yarn to bun two weeks ago"], "Always use poetry",
+                  ["FYI we switched from poetry to uv last week"], [["We migrated from Travis to Drone last year"]][0]],
+                 {"preferences/default/yarn.md": "- No longer prefers yarn for installs", "profile.md": "- Team moved from yarn to bun\n- Team switched from poetry to uv"},
+                 None, id="memfix22-a-dated-switch-that-ends-a-preference-keeps-the-new-value"),
+    # (memfix22 #2, #7) another language's words name no card; its "I" is read only in a text of that language
+    pytest.param(["Mon collègue utilise toujours Emacs", "Meine Kollegin benutzt immer Vim", "Ben uses Emacs", "Min manages the infra team",
+                  "Ben kullanıyorum Neovim"],
+                 {f"events/{TODAY:%Y/%m/%d}/mon_collègue_utilise.md": "- Mon collègue utilise toujours Emacs",
+                  f"events/{TODAY:%Y/%m/%d}/meine_kollegin_benutzt.md": "- Meine Kollegin benutzt immer Vim",
+                  "entities/people/ben.md": "# Ben\n\n- Ben uses Emacs", "entities/people/min.md": "# Min\n\n- Manages the infra team",
+                  "profile.md": "- Ben kullanıyorum Neovim"}, None, id="memfix22-another-languages-words-name-no-card"),
+    # (memfix22 #3) "always"/"never" and one verb of the third person, in any language, is what a thing does: a note
+    pytest.param(["Nunca compila", "Kompiliert nie", "Never compiles", "Plante toujours", "Never squash"],
+                 {f"events/{TODAY:%Y/%m/%d}/{name}.md": f"- {said}" for name, said in (
+                     ("nunca_compila", "Nunca compila"), ("kompiliert_nie", "Kompiliert nie"), ("compiles", "Never compiles"),
+                     ("plante_toujours", "Plante toujours"))} | {"preferences/default/squash.md": "- Never squash"}, None,
+                 id="memfix22-what-a-thing-always-does-is-no-preference"),
+    # (memfix22 #4) "always"/"usually" after an opening the tables read, and a closing "actually", are no part of the value
+    pytest.param(["Usamos siempre tabs", "Ich benutze meistens Neovim", "I prefer tabs", "I prefer spaces actually", "Nous utilisons toujours Black"],
+                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs",
+                  "profile.md": "- Team uses tabs\n- Uses Neovim\n- Team uses Black"}, None, id="memfix22-an-adverb-at-a-values-edge-is-dropped"),
+    # (memfix22 #5) a switch replaces a value only as a whole name: C is not in C++ nor C#, Node not in Node.js
+    pytest.param(["I use C++ at work", "I write C# for Unity", "I use C for firmware", "I switched from C to Zig", "We use Node.js for scripts",
+                  "We use Node for the API", "We switched from Node to Deno"],
+                 {"entities/systems/api.md": "# API\n\n- Uses Deno",
+                  "profile.md": "- Uses C++ at work\n- Writes C# for Unity\n- Uses Zig for firmware\n- Team uses Node.js for scripts"},
+                 None, id="memfix22-a-switch-replaces-only-a-whole-name"),
+    # (memfix22 #6) a name alone that uses a thing is a person, not a system, unless the text says it is a thing
+    pytest.param(["Bob uses Vim", "Priya uses Emacs daily", "Atlas uses Postgres for its queue"],
+                 {"entities/people/bob.md": "# Bob\n\n- Bob uses Vim", "entities/people/priya.md": "# Priya\n\n- Priya uses Emacs daily",
+                  "entities/systems/atlas.md": "# Atlas\n\n- Atlas uses Postgres for its queue"}, None, id="memfix22-a-name-using-a-thing-is-a-person"),
+    # (memfix22 #8) a question without its mark keeps nothing in a session, as in ov remember
+    pytest.param([["Where is the staging config loaded from", "How do we deploy the docs site", "I prefer tabs"]],
+                 {"preferences/default/tabs.md": "- Prefers tabs"}, None, id="memfix22-a-question-without-its-mark-keeps-nothing-in-a-session"),
 ]
 
 
