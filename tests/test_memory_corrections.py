@@ -1134,9 +1134,10 @@ CASES = [
     pytest.param(["Always use ruff for formatting, line length 120", ["Also we switched from ruff to black for formatting, line length 100."]],
                  {"profile.md": "- Team switched from ruff to black for formatting, line length 100"},
                  None, id="session-team-switch-ends-the-instruction-for-the-old-tool"),
-    # (review rev21 #10: a switch said with its time in a session only corrects; "last month" in an undated line was wrong a month on)
+    # (review rev21 #10: a switch said with its time in a session only corrects; "last month" in an undated line was wrong a month on;
+    # memfix22 #1: having ended the preference, it has corrected a memory, and the team's new value is kept too, undated)
     pytest.param(["I prefer npm for installing packages", ["FYI we migrated from npm to pnpm last month"]],
-                 {"preferences/default/npm.md": "- No longer prefers npm for installing packages"},
+                 {"preferences/default/npm.md": "- No longer prefers npm for installing packages", "profile.md": "- Team migrated from npm to pnpm"},
                  None, id="session-team-switch-ends-the-preference-for-the-old-tool"),
     pytest.param([["We switched from a list to a dict for the cache."]], {}, None, id="session-switch-of-a-kind-of-thing-is-code-talk"),
     pytest.param([["We switched from unittest to pytest for this file.", "we moved from requests to httpx in that function",

@@ -80,7 +80,7 @@ def _kept(switch: Candidate, groups: Groups, order: dict[int, int]) -> None:
     stored preference for its old value corrects a memory: what holds now is kept too ("Team migrated
     from npm to pnpm"), as it is where a stored line names the old value (merge's swap). Ended alone,
     the preference left the memories saying nothing of the new one."""
-    for _path, (_schema, group) in groups.items():
+    for _schema, group in groups.values():
         for n, c in enumerate(group):
             if c is switch:
                 group[n] = kept = replace(switch, only_amends=False)

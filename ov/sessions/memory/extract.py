@@ -101,8 +101,8 @@ another choice for the same purpose said as a correction ("actually, black for f
 "ruff for formatting"), wherever its file is (:mod:`ov.sessions.memory.rivals`).
 Git keeps every earlier version.
 
-Ignored: questions (a sentence ending in "?", "？", ...), conditionals and hedges (a
-statement not at the start of its clause, or in a sentence opening with "if",
+Ignored: questions ("?", "？", ..., or a question's opening: "how do I ...", :func:`requests.asks`),
+conditionals and hedges (a statement not at the start of its clause, or in a sentence opening with "if",
 "when", "because", "maybe", "I think", "I'm not sure", ...), code, block quotes, what the user
 quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
 ...", "the user says I ..."; :mod:`ov.sessions.memory.pasted`: an email, a chat
@@ -201,8 +201,7 @@ def extract_explicit(
         previous = None
         said = with_alternatives(joined(list(tx.sentences(masked))))  # "I left X. I'm at Y now." is one change of employer
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
-            if standing := requests.as_standing(sentence):
-                sentence = standing  # "Could you always run the linter ...?": an instruction, asked politely
+            sentence = requests.as_standing(sentence) or sentence  # "Could you always run the linter ...?": an instruction
             asks = requests.asks(sentence)  # ("where do the fixtures live", its "?" left off, asks too)
             if asks or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
                 if unread is not None and not asks and not says_nothing(without_ask(tx.clean(sentence))):

@@ -104,8 +104,9 @@ def english(said: str) -> bool:
 
 def in_another_language(said: str) -> bool:
     """Whether ``said`` is shown to be in another language than English: few of English's small words,
-    and a letter or a word only another language writes. "Bob uses Vim" has neither kind of word, and is English."""
-    return not english(said) and bool(_ANOTHER_LANGUAGE_RE.search(said))
+    and a letter or a word only another language writes, outside a gloss in brackets ("Team notes (팀 노트)"
+    is English). "Bob uses Vim" has neither kind of word, and is English."""
+    return not english(said) and bool(_ANOTHER_LANGUAGE_RE.search(re.sub(r"\([^()]*\)", "", said)))
 
 
 def their_first_person(said: str) -> bool:
