@@ -2359,6 +2359,11 @@ CASES = [
     pytest.param(["Bob uses Vim", "Priya uses Emacs daily", "Atlas uses Postgres for its queue"],
                  {"entities/people/bob.md": "# Bob\n\n- Bob uses Vim", "entities/people/priya.md": "# Priya\n\n- Priya uses Emacs daily",
                   "entities/systems/atlas.md": "# Atlas\n\n- Atlas uses Postgres for its queue"}, None, id="memfix22-a-name-using-a-thing-is-a-person"),
+    # Using a service or a database says nothing of a person: projects and services use things as often;
+    # only a tool one person has one of (an editor, a shell, an OS) does ("Dana uses Fedora at home")
+    pytest.param(["Atlas uses Postgres", "Dana uses Fedora at home"],
+                 {"entities/systems/atlas.md": "# Atlas\n\n- Atlas uses Postgres", "entities/people/dana.md": "# Dana\n\n- Dana uses Fedora at home"},
+                 None, id="a-name-using-a-service-is-no-person"),
     # (memfix22 #8) a question without its mark keeps nothing in a session, as in ov remember; one of how to say it leads in
     pytest.param([["Where is the staging config loaded from", "How do we deploy the docs site", "I prefer tabs", "What can I say, I love hiking"]],
                  {"preferences/default/hiking.md": "- Loves hiking", "preferences/default/tabs.md": "- Prefers tabs"}, None,
