@@ -2403,6 +2403,25 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
     assert "make ship" in text and "index" not in _log(ov_home)[-1]
 
 
+@pytest.mark.parametrize(("kind", "niced"), [("index", True), ("commit", False), ("capture", False)])
+def test_the_index_job_runs_at_a_lower_priority_and_a_commit_job_does_not(kind, niced, ov_home, monkeypatch):
+    """The index job (a code project's vectors: 20-40 s) at the hooks' priority took the CPU the
+    prompts meanwhile needed: 5 of 6 ran past hooks.deadline. A commit is waited for by the next
+    session's start: it keeps its priority."""
+    import io
+
+    from ov.hosts import worker
+
+    calls: list[int] = []
+    monkeypatch.setattr(worker.os, "nice", lambda n: calls.append(n) or n)
+    monkeypatch.setattr(worker, "_run", lambda home, job: {"outcome": "ran"})
+    job = {"kind": kind, "event": "index", "session": "cc-X", "identity": {"account": "default", "user": "default", "peer": None}}
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(job).encode())))
+    assert worker.main() == 0
+    assert calls == ([worker.NICENESS] if niced else [])
+    assert _log(ov_home)[-1]["outcome"] == "ran"
+
+
 def test_a_prompt_during_a_rebuild_for_another_embedder_searches_the_full_text_it_has(ov, project, ov_home, index_held):
     """The prompt hook reads no vectors, so an index whose vectors alone are another embedder's
     serves it as it is: every prompt during the job's rebuild (minutes with a model on a large

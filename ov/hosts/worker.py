@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 # How many times a job catches the index up while writes go on landing (an agent's run of them);
 # the last round's writes are the next prompt's to catch up.
 ROUNDS = 20
+# The jobs nobody waits for: packing (tidying) and the index's (a build, its vectors, a catch-up:
+# 20-40 s after adding a code project). At the same priority, the vector job took the CPU the
+# prompt hooks meanwhile needed to answer within hooks.deadline (5 of 6 timed out on a loaded
+# 2-core machine). A capture or commit job stays as it is: a session start may wait for a commit.
+BACKGROUND_KINDS = ("pack", "index")
+NICENESS = 10
 
 
 def main() -> int:
@@ -57,11 +63,9 @@ def main() -> int:
     if home is None:
         background.release(job)  # a session start waits on it no longer
         return 0
+    if job.get("kind") in BACKGROUND_KINDS:
+        _lower_priority()
     if job.get("kind") == "pack":
-        try:
-            os.nice(10)  # tidying: the user's next command, on the same cores, comes first
-        except (AttributeError, OSError):
-            pass
         # Nobody waits for this process: it goes on while runs are due (a store far behind).
         from ov.store.packing import CATCH_UP_SECONDS
 
@@ -83,6 +87,14 @@ def main() -> int:
             record["packed"] = {"objects": packed.packed + packed.dropped, "ms": round(packed.seconds * 1000, 1)}
     hooklog.append(home.root, record)
     return 0
+
+
+def _lower_priority() -> None:
+    """Run at :data:`NICENESS`: the user's next command and prompt hook, on the same cores, come first."""
+    try:
+        os.nice(NICENESS)
+    except (AttributeError, OSError):
+        pass  # no os.nice (Windows), or refused: the job runs as it is
 
 
 def _run(home, job: dict) -> dict:
