@@ -86,7 +86,7 @@ from ov.retrieval.fence import defuse
 from ov.retrieval.find import Hit
 from ov.retrieval.provenance import file_text, origin, origin_attrs, scopes, stored_uri
 from ov.store import sidecar
-from ov.tokens import estimate_tokens
+from ov.tokens import MAX_CHARS_PER_TOKEN, estimate_tokens
 from ov.uri import VikingURI
 
 TIERS = ("uri", "abstract", "overview", "full")
@@ -164,17 +164,19 @@ class _Option:
 
 class _Tiers:
     """One candidate's tiers, cheapest first (``tiers[0]`` is its URI): each text tier's element is
-    rendered when the block first asks what it costs. Its ``in`` (the definition the lines are in)
-    walks a code file's lines, and its cost counts the whole file's text: a candidate the block
-    drops, or folds into another entry, or leaves a URI, needs neither."""
+    rendered when the block first asks what it costs, that tier's alone. Its ``in`` (the definition
+    the lines are in) walks a code file's lines, and its cost counts its whole text: a candidate
+    the block drops, or folds into another entry, or leaves a URI, needs neither, and a whole file
+    no budget holds (:meth:`least`) is never rendered (a prompt's block rendered every candidate's
+    whole file, a 200 KB test module's included, to price a tier of a few lines)."""
 
     def __init__(self, uri: _Option, first: str, texts, render) -> None:
         self._uri = uri
         self._first = first  # the cheapest text: what the first pass compares and folds by
         self._texts = texts  # () -> [(tier, text, lines)], the text tiers without repeats
-        self._render = render  # ([(tier, text, lines)]) -> [_Option]
+        self._render = render  # ((tier, text, lines), [every tier's lines]) -> _Option
         self._kept: list[tuple[str, str, tuple[int, int] | None]] | None = None
-        self._rendered: list[_Option] | None = None
+        self._rendered: dict[int, _Option] = {}
 
     def __len__(self) -> int:
         return 1 + len(self.kept)
@@ -182,9 +184,10 @@ class _Tiers:
     def __getitem__(self, at: int) -> _Option:
         if at == 0:
             return self._uri
-        if self._rendered is None:
-            self._rendered = self._render(self.kept)
-        return self._rendered[at - 1]
+        option = self._rendered.get(at)
+        if option is None:
+            option = self._rendered[at] = self._render(self.kept[at - 1], [lines for _tier, _text, lines in self.kept])
+        return option
 
     @property
     def kept(self) -> list[tuple[str, str, tuple[int, int] | None]]:
@@ -193,9 +196,11 @@ class _Tiers:
         return self._kept
 
     def least(self, at: int) -> int:
-        """The least tier ``at`` can cost, rendering nothing: its text's tokens (the element holds
-        every character of it, and more)."""
-        return estimate_tokens(self.text(at)) + estimate_tokens(SEPARATOR)
+        """The least tier ``at`` can cost, rendering nothing and reading its text once: its
+        characters at the most an estimated token holds (the element holds every character of it,
+        and more; no estimate is lower), not its estimate, which runs a pattern over the whole text
+        where it is not ASCII. The block prices a tier this passes exactly (:attr:`_Option.cost`)."""
+        return -(-len(self.text(at)) // MAX_CHARS_PER_TOKEN) + estimate_tokens(SEPARATOR)
 
     def text(self, at: int) -> str:
         """Tier ``at``'s text, rendering nothing ("" for the URI)."""
@@ -445,12 +450,15 @@ def _options(store, hit: Hit, project: str = "") -> _Tiers:
             out.append((tier, text, lines))
         return out
 
-    def render(tiers: list[tuple[str, str, tuple[int, int] | None]]) -> list[_Option]:
-        within = scopes(hit, raw or "", [lines for _tier, _text, lines in tiers])
-        return [
-            _option(hit, tier, text, lines, ((("in", within[lines]),) if within.get(lines) else ()) + origin_attrs(found, tier, lines), project)
-            for tier, text, lines in tiers
-        ]
+    within: dict[tuple[int, int], str] | None = None
+
+    def render(tier: tuple[str, str, tuple[int, int] | None], every: list[tuple[int, int] | None]) -> _Option:
+        nonlocal within
+        name, text, lines = tier
+        if lines and within is None:  # the file's lines walked once for the lines of every tier
+            within = scopes(hit, raw or "", every)
+        scope = (within or {}).get(lines) if lines else None
+        return _option(hit, name, text, lines, ((("in", scope),) if scope else ()) + origin_attrs(found, name, lines), project)
 
     first = next((text for _tier, text, _lines in texts if text), None)  # matched lines or section, when there are any
     if first is None and texts and texts[-1][1] is None:
