@@ -39,6 +39,14 @@ NICENESS = 10
 
 
 def main() -> int:
+    try:
+        job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
+        why = "not a JSON object"
+    except (OSError, ValueError) as exc:
+        job, why = None, str(exc)
+    if isinstance(job, dict) and job.get("kind") in BACKGROUND_KINDS:
+        _lower_priority()  # before ov's imports: the hook that started this job is still answering
+
     from ov.errors import HomeInvalid
     from ov.home import Home
     from ov.hosts import background, hooklog
@@ -51,11 +59,6 @@ def main() -> int:
         # hand: no home, no log to say why, as for the hook (`ov doctor` says it). Never a
         # traceback: nobody reads this process's output.
         home = None
-    try:
-        job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
-        why = "not a JSON object"
-    except (OSError, ValueError) as exc:
-        job, why = None, str(exc)
     if not isinstance(job, dict):
         if home is not None:
             hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({why})"})
@@ -63,8 +66,6 @@ def main() -> int:
     if home is None:
         background.release(job)  # a session start waits on it no longer
         return 0
-    if job.get("kind") in BACKGROUND_KINDS:
-        _lower_priority()
     if job.get("kind") == "pack":
         # Nobody waits for this process: it goes on while runs are due (a store far behind).
         from ov.store.packing import CATCH_UP_SECONDS
