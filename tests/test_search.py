@@ -638,6 +638,28 @@ def test_a_context_block_holds_the_head_of_the_ranking_at_every_budget(store):
         assert taken == [h.uri for h in hits][: len(taken)], budget
 
 
+def test_a_context_block_renders_a_whole_file_only_where_a_budget_could_hold_it(store, monkeypatch):
+    """A block prices a candidate's tiers one at a time: a prompt's block rendered every candidate's
+    whole file (a 200 KB test module's, escaped and its tokens counted) to price a few of its lines.
+    With room for the file, it is still rendered and shown whole."""
+    from ov.retrieval import context
+
+    filler = "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(600))
+    module = "def rotate_signing_key(vault):\n    \"\"\"Key rotation: the signing key is rotated.\"\"\"\n    return vault.rotate('key')\n\n\n" + filler
+    put(store, {"viking://resources/app/keys.py": module})
+    hits = hits_of(store)
+    assert hits and hits[0].uri == "viking://resources/app/keys.py" and estimate_tokens(module) > 5_000
+    rendered: list[tuple[str, str]] = []
+    real = context.render_entry
+    monkeypatch.setattr(context, "render_entry", lambda hit, tier, text, *a, **k: rendered.append((hit.uri, tier)) or real(hit, tier, text, *a, **k))
+    block = assemble(store, hits, 1_000)
+    assert block.entries[0].uri == "viking://resources/app/keys.py" and block.entries[0].tier != "full"
+    assert "rotate_signing_key" in block.rendered
+    assert ("viking://resources/app/keys.py", "full") not in rendered, rendered
+    roomy = assemble(store, hits, 20_000)
+    assert roomy.entries[0].tier == "full" and ("viking://resources/app/keys.py", "full") in rendered
+
+
 def test_the_best_hit_keeps_its_text_before_the_results_after_it_keep_their_places(store):
     # (found by an audit: at a small budget the 0.9 hit, whose matched paragraph passed twice its
     # fair share, became a bare URI while a weak one-line file below it was shown whole; the first
