@@ -229,6 +229,9 @@ def bench_env(home_root: Path | None = None, bytecode: str = "cached") -> dict[s
     if bytecode == "cached":
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(_run_temp_dir("pycache"))
+        # This checkout's ov, not the one the virtualenv's editable install points at (a worktree
+        # run with another checkout's .venv timed that checkout's code).
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     elif bytecode == "source":
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env.pop("PYTHONPYCACHEPREFIX", None)
