@@ -68,11 +68,15 @@ def add_resource(
         plain(verb)
         plain(
             f"  {len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, "
-            f"{result.unchanged} unchanged, {len(result.skipped)} skipped; {result.bytes_read} bytes read, "
+            f"{result.unchanged} unchanged, {_kept_counts(result)}{len(result.skipped)} skipped; {result.bytes_read} bytes read, "
             f"{result.summaries} summaries, {result.seconds:.2f}s"
         )
         for item in result.skipped:
             plain(f"  skipped {item.path}: {item.reason}")
+        for item in result.kept:
+            plain(f"  {item['reason']}")
+        for item in result.conflicts:  # the source's change is not in the store: said on stderr
+            warn(f"not updated: {item['reason']}")
         if result.redacted and result.commit:  # an unchanged source was redacted before, when it was stored
             plain(f"  {counted(result.redacted, 'secret')} redacted (replaced by [REDACTED:<kind>] before storing)")
         for warning in result.warnings:
@@ -81,6 +85,12 @@ def add_resource(
             plain("  tokens: " + ", ".join(f"{k} {v}" for k, v in sorted(result.tokens.items())))
 
     emit(data, human)
+
+
+def _kept_counts(result) -> str:
+    """The files of the import the user changed that the add left as they are, when any."""
+    kept = f"{len(result.kept)} kept as you changed them, " if result.kept else ""
+    return kept + (f"{counted(len(result.conflicts), 'conflict')}, " if result.conflicts else "")
 
 
 def add_skill(
