@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
 
 def add_resource(
     source: Annotated[str, typer.Argument(help="A file, a directory, or an http(s) URL.", show_default=False)],
-    to: Annotated[str | None, typer.Option("--to", help="Exact target URI; it must not exist.")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Exact target URI: a new one, or the earlier import of the same source (added again).")] = None,
     parent: Annotated[str | None, typer.Option("--parent", help="Add inside this existing directory.")] = None,
     include: Annotated[list[str] | None, typer.Option("--include", help="Only files matching these gitignore-style patterns (repeat or comma-separate); they also take lockfiles, minified bundles and hidden paths they name with the dot.")] = None,
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns.")] = None,
