@@ -34,6 +34,7 @@ from ov.ingest.origin import read_manifest, recorded_source
 from ov.ingest.sources import Collected, folder_name, is_url, kept_url, local_source
 from ov.names import is_git_name
 from ov.store import sidecar
+from ov.store.store import trailers
 from ov.uri import VikingURI, is_stored_segment
 
 # The key of a manifest's file entry that holds the git blob id (hex) of the bytes the add wrote.
@@ -52,8 +53,6 @@ def refuse_place(target: VikingURI) -> None:
     ``sessions/`` is a folder that is no session, one under ``skills/`` a skill with no SKILL.md."""
     if target.scope == "resources" or (target.scope == "user" and len(target.parts) >= 3 and target.parts[2] == "resources"):
         return
-    if target.scope == "user" and len(target.parts) <= 2:
-        return  # a user's root: refused as such where it is used (Store.require_content_uri)
     raise InvalidInput(f"{target} is no place for a resource: {PLACES}", hint="name a folder there with {to}, or one to add inside with {parent}", arguments={"to", "parent"})
 
 
@@ -107,8 +106,6 @@ class Earlier:
 def _last_add(store, root: VikingURI) -> dict[str, bytes]:
     """{path below ``root``: blob id} of the tree of the newest ``add-resource`` commit of ``root``
     (a manifest an older ov wrote names no blobs); {} when none is found among the newest commits."""
-    from ov.history.snapshots import trailers
-
     git = store.git
     head = git.head() if git.exists else None
     if head is None:
