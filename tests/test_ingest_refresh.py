@@ -85,6 +85,7 @@ def test_to_an_import_of_another_source_is_refused(ov, ov_home, proj, tmp_path, 
         ("--to", "viking://agent/skills/x"),
         ("--to", "viking://~/skills/x"),
         ("--parent", "viking://~/memories"),
+        ("--parent", "viking://~"),
     ],
 )
 def test_resources_go_only_where_resources_are(ov, ov_home, proj, store_state, option, target):
