@@ -22,7 +22,7 @@ def add_resource(
     to: Annotated[str | None, typer.Option("--to", help="Exact target URI: a new one, or the earlier import of the same source (added again).")] = None,
     parent: Annotated[str | None, typer.Option("--parent", help="Add inside this existing directory.")] = None,
     include: Annotated[list[str] | None, typer.Option("--include", help="Only files matching these gitignore-style patterns (repeat or comma-separate); they also take lockfiles, minified bundles and hidden paths they name with the dot.")] = None,
-    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns.")] = None,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns; an add again keeps the earlier ones unless new ones are given ('' drops them).")] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why this source matters; kept as its description (L0).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Abort with no commit if any file fails to parse or read.")] = False,
     no_limit: Annotated[bool, typer.Option("--no-limit", help="Add a folder of more files or bytes than ingest.max_source_files and ingest.max_source_total_bytes allow.")] = False,
