@@ -133,7 +133,7 @@ def replacement_beside(path: Path, mode: int | None = None, suffix: str = "") ->
     return tmp, fd
 
 
-def _is_replacement(name: str) -> bool:
+def is_replacement(name: str) -> bool:
     """Whether ``name`` is one :func:`replacement_beside` gives (without a suffix)."""
     rest = name[len(TEMP_MARKER) :]
     return name.startswith(TEMP_MARKER) and len(rest) == 12 and all(c in "0123456789abcdef" for c in rest)
@@ -169,7 +169,7 @@ def remove_stale_replacements(folder: Path, older_than: float = 0.0) -> list[Pat
     except OSError:
         return removed  # no folder (yet), or none ov may look at
     for entry in entries:
-        if not _is_replacement(entry.name):
+        if not is_replacement(entry.name):
             continue
         try:
             st = entry.stat(follow_symlinks=False)

@@ -86,14 +86,47 @@ def test_log_filters_by_time_adapter_and_command(dated):
     assert log("--after", day(1), "--before", day(2, "T12:00:00Z")) == ["told.md", "hooked.md"]
     assert log("--before", day(0, "T12:00:00+00:00")) == ["mine.md", "init"]
     assert log("--via", "hook", "--via", "mcp") == ["told.md", "hooked.md"]
-    assert log("--via", "hook claude") == ["hooked.md"] and log("--via", "hoo") == []
+    assert log("--via", "hook claude") == ["hooked.md"] and log("--via", "hook gemini") == []
     assert log("--command", "write", "--after", day(0, "T13:00:00Z")) == ["late.md"]
     assert log("--via", "cli", "--uri", "viking://resources/mine.md") == ["mine.md"]
     assert log("--after", day(1), "-n", "1") == ["late.md"]
     refused = dated("snapshot", "log", "--after", "monday")
     assert refused.exit_code == 2 and "'monday' is not a time" in refused.stderr
-    empty = dated("snapshot", "log", "--via", "nobody")
+    empty = dated("snapshot", "log", "--via", "mcp", "--before", day(0))
     assert empty.exit_code == 0 and empty.stdout == "" and "no commits matched the filters" in empty.stderr
+
+
+@pytest.mark.parametrize("option, value, said, hint", [
+    ("--via", "hooks", "no commit is made via 'hooks'", "via is one of cli, mcp, hook"),
+    ("--via", "hoo", "no commit is made via 'hoo'", "via is one of cli, mcp, hook"),
+    ("--command", "remeber", "no ov command commits as 'remeber': did you mean 'remember'?", "the commands that commit are: add-resource, "),
+    ("--command", "snap", "no ov command commits as 'snap': did you mean 'snapshot'?", "snapshot commit"),
+    ("--command", "zzz", "no ov command commits as 'zzz'", "remember"),
+])
+def test_a_log_filter_value_no_commit_can_have_is_bad_input(dated, option, value, said, hint):
+    """A one-letter typo read as "no commits matched": an audit of what agents wrote would read "nothing"."""
+    refused = dated("snapshot", "log", option, value, "--json")
+    assert refused.exit_code == 2 and refused.error["code"] == "invalid_input"
+    assert refused.error["message"] == said and hint in refused.error["hint"]
+
+
+def test_a_command_only_an_older_ov_wrote_is_still_a_filter_while_its_commits_are_there(dated, ov_home):
+    commit_at(ov_home, NOON + 5 * DAY, "old.md", "Ov-Command: session commit\nOv-Via: cli\nOv-Uri: viking://resources/old.md\n")
+    assert subjects(ok(dated("snapshot", "log", "--json", "--command", "session commit"))) == ["old.md"]
+    assert subjects(ok(dated("snapshot", "log", "--json", "--command", "session"))) == ["old.md"]
+
+
+def test_every_command_ov_commits_with_is_one_the_log_filter_takes():
+    """COMMIT_COMMANDS is the list `--command` checks a value against: each literal command a commit
+    of ov's is made with (``tx.commit("remember", ...)``, ``commit_message("pull", ...)``) is in it."""
+    import re
+    from pathlib import Path
+
+    from ov.store.store import COMMIT_COMMANDS
+
+    source = Path(__file__).resolve().parents[1] / "ov"
+    used = {m.group(1) for path in source.rglob("*.py") for m in re.finditer(r"(?:\.commit|commit_message)\(\s*\"([^\"]+)\"", path.read_text(encoding="utf-8"))}
+    assert used and used <= COMMIT_COMMANDS, used - COMMIT_COMMANDS
 
 
 def test_a_reflog_time_is_no_revision_and_the_hint_names_log_after(dated):

@@ -1648,9 +1648,9 @@ def test_cursor_hook_json_and_transcript(ov, project, ov_home, tmp_path, remembe
     start = {"conversation_id": "cv-1", "session_id": "cv-1", "generation_id": "g", "hook_event_name": "sessionStart", "workspace_roots": [str(project)], "cursor_version": "2.0", "is_background_agent": False}
     answer = json.loads(run("cursor", "session-start", json.dumps(start).encode()))
     assert "Editor: Neovim" in answer["additional_context"]
-    prompt = {"conversation_id": "cv-1", "hook_event_name": "beforeSubmitPrompt", "workspace_roots": [str(project)], "prompt": "ok"}
+    transcript = tmp_path / "cursor.jsonl"  # named before it is written: the prompt is the transcript's to capture
+    prompt = {"conversation_id": "cv-1", "hook_event_name": "beforeSubmitPrompt", "workspace_roots": [str(project)], "prompt": "ok", "transcript_path": str(transcript)}
     assert json.loads(run("cursor", "prompt-submit", json.dumps(prompt).encode())) == {"continue": True}
-    transcript = tmp_path / "cursor.jsonl"
     transcript.write_text(
         json.dumps({"role": "user", "message": {"content": [{"type": "text", "text": "I prefer small commits."}]}})
         + "\n"
@@ -1660,6 +1660,36 @@ def test_cursor_hook_json_and_transcript(ov, project, ov_home, tmp_path, remembe
     stop = {"conversation_id": "cv-1", "hook_event_name": "stop", "status": "completed", "loop_count": 0, "workspace_roots": [str(project)], "transcript_path": str(transcript)}
     assert run("cursor", "stop", json.dumps(stop).encode()) == "{}"
     assert _wait_job(ov_home, "cu-cv-1")["captured"] == 2
+
+
+def test_cursor_with_transcripts_off_captures_the_prompt_and_the_answer_its_hooks_carry(ov, project, ov_home):
+    """Privacy mode: every event says `"transcript_path": null`. The prompt hook captures the prompt
+    (the recall still answers), afterAgentResponse (wired to ov's stop) the answer; Cursor's own stop
+    carries neither, and the session is committed at its end as any other."""
+    base = {"conversation_id": "cv-p", "workspace_roots": [str(project)], "cursor_version": "2.0", "transcript_path": None}
+    prompt = {**base, "generation_id": "g1", "hook_event_name": "beforeSubmitPrompt", "prompt": "We deploy the api with ArgoCD from the main branch.", "attachments": []}
+    assert json.loads(run("cursor", "prompt-submit", json.dumps(prompt).encode())) == {"continue": True}
+    assert _wait_job(ov_home, "cu-cv-p")["captured"] == 1
+    response = {**base, "generation_id": "g1", "hook_event_name": "afterAgentResponse", "text": "Noted: ArgoCD deploys main."}
+    assert run("cursor", "stop", json.dumps(response).encode()) == "{}"
+    assert _wait_job(ov_home, "cu-cv-p", 2)["captured"] == 1
+    # The same hook delivered again is the same message.
+    assert run("cursor", "stop", json.dumps(response).encode()) == "{}"
+    assert _wait_job(ov_home, "cu-cv-p", 3)["captured"] == 0
+    assert run("cursor", "stop", json.dumps({**base, "hook_event_name": "stop", "status": "completed", "loop_count": 0}).encode()) == "{}"
+    said = [r for r in _log(ov_home) if r.get("session") == "cu-cv-p" and r["event"] == "stop"][-1]
+    assert said["outcome"] == "nothing to capture: Cursor sent no transcript"
+    shown = ov("session", "show", "cu-cv-p", "--json").json["result"]
+    assert [(m["role"], m["parts"][0]["text"]) for m in shown["messages"]] == [
+        ("user", "We deploy the api with ArgoCD from the main branch."),
+        ("assistant", "Noted: ArgoCD deploys main."),
+    ]
+    assert run("cursor", "session-end", json.dumps({**base, "hook_event_name": "sessionEnd", "reason": "completed"}).encode()) == "{}"
+    assert _wait_job(ov_home, "cu-cv-p", 4)["kind"] == "commit"
+    # With a transcript, afterAgentResponse captures nothing: the stop hook reads the transcript.
+    named = {**base, "conversation_id": "cv-t", "transcript_path": str(project / "t.jsonl")}
+    assert run("cursor", "stop", json.dumps({**named, "hook_event_name": "afterAgentResponse", "text": "x"}).encode()) == "{}"
+    assert _log(ov_home)[-1]["outcome"] == "skipped: Cursor's stop hook reads the transcript"
 
 
 def test_host_session_ids_become_safe_ov_session_ids():
@@ -1949,9 +1979,12 @@ def test_the_prompt_hook_loads_no_language_model_client(ov, project, ov_home):
     loaded = set(json.loads(proc.stderr.decode().strip().splitlines()[-1]))
     assert "ov.retrieval.plan" in loaded and not loaded & {"ov.llm.client", "litellm", "typer", "rich", "logging", "shutil", "secrets", "random", "ov.waiting"}, sorted(loaded)
     # A turn's end starts the detached worker without importing subprocess (~10 ms).
-    stop = subprocess.run([sys.executable, "-c", probe.replace("prompt-submit", "stop")], input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
+    transcript = _claude_transcript(project / "t.jsonl", [_user("u1", "how do staging deploys run?")])
+    ended = _stdin("claude", cwd=str(project), transcript_path=str(transcript))
+    stop = subprocess.run([sys.executable, "-c", probe.replace("prompt-submit", "stop")], input=ended, capture_output=True, timeout=60, env=dict(os.environ))
     loaded = set(json.loads(stop.stderr.decode().strip().splitlines()[-1]))
     assert stop.returncode == 0 and "ov.hosts.background" in loaded and not loaded & {"subprocess", "secrets"}, sorted(loaded)
+    assert _wait_job(ov_home, "cc-s-1")["captured"] == 1
 
 
 @pytest.mark.parametrize("posix_spawn", [True, False])

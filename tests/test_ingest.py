@@ -237,6 +237,8 @@ def web():
         "/slow.html": (200, "text/html", b"<p>late</p>", 3),
         "/big.txt": (200, "text/plain", b"x" * 5000, 0),
         "/busy.html": (503, "text/html", b"<p>down for maintenance</p>", 0),
+        # Apache's AddDefaultCharset: the charset only in the header, the page in windows-1252.
+        "/menu.html": (200, "text/html; charset=ISO-8859-1", "<html><body><h1>Pr\xe9sentation</h1><p>Caf\xe9 cr\xe8me, 5 \u20ac.</p></body></html>".encode("cp1252"), 0),
     }
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -253,6 +255,12 @@ def test_add_a_url(ov, web):
     assert "Tokens rotate monthly." in text and "evil()" not in text
     info = ov("stat", "viking://resources/auth/auth.md", "--json").json["result"]
     assert info["source"]["kind"] == "http" and info["source"]["uri"] == f"{web}/docs/auth.html"
+
+
+def test_a_page_whose_charset_only_its_http_header_declares_is_read_in_it(ov, web):
+    assert ov("add-resource", f"{web}/menu.html").exit_code == 0
+    text = ov("read", "viking://resources/menu/menu.md").stdout
+    assert "# Présentation" in text and "Café crème, 5 €." in text  # ISO-8859-1 read as windows-1252, as browsers do
 
 
 @pytest.mark.parametrize("path, setting, words, hint", [

@@ -205,6 +205,31 @@ def test_no_host_found_is_bad_input(ov, tmp_path, monkeypatch):
     assert result.exit_code == 2 and "--host" in result.stderr
 
 
+def test_a_host_folder_ov_made_for_its_mcp_server_is_no_sign_of_the_host(ov, tmp_path, monkeypatch):
+    """`ov install mcp` makes ~/.codex (and Gemini's, Cursor's, OpenCode's folders) for its entry: doctor
+    took them for installed hosts lacking ov's hooks, and a plain `ov install hooks` wired all four."""
+    home = tmp_path / "bare"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", str(tmp_path / "nobin"))  # none of the hosts' programs
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    hosts = ("codex", "gemini", "cursor", "opencode")
+    assert ov("install", "mcp", *[arg for host in hosts for arg in ("--host", host)], "--yes").exit_code == 0
+    assert (home / ".codex" / "config.toml").exists() and (home / ".config" / "opencode" / "opencode.json").exists()
+    checks = _checks(ov)
+    assert not [name for name, check in checks.items() if "is installed, but" in check["detail"]], checks
+    refused = ov("install", "hooks", "--yes")
+    assert refused.exit_code == 2 and "no coding agent found" in refused.stderr
+    # Once Codex itself writes into its folder, it is a host: doctor says so and a plain install wires it.
+    (home / ".codex" / "sessions").mkdir()
+    (home / ".codex" / "auth.json").write_text("{}")
+    assert _checks(ov)["codex hooks"]["detail"] == "Codex is installed, but ov's hooks are not in it"
+    assert ov("install", "hooks", "--yes").exit_code == 0
+    assert (home / ".codex" / "hooks.json").exists() and not (home / ".gemini" / "settings.json").read_text().count("hook gemini")
+    assert not (home / ".cursor" / "hooks.json").exists() and not (home / ".config" / "opencode" / "plugins").exists()
+
+
 def test_the_command_is_an_absolute_ov(ov, user_home):
     assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0
     command = json.loads((user_home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]

@@ -2304,7 +2304,8 @@ def test_results_tell_the_model_only_what_its_tools_can_do(ov, ov_home, tmp_path
     said, error = _tool("tree", {"uri": "viking://resources/flat", "depth": 100000})
     assert not error and said.endswith("ask for the tree of a subfolder (`uri`), or list the folder page by page with `ls` and its `offset`]")
     said, error = _tool("search", {"query": "alpha", "mode": "list", "budget": 50})
-    assert error and said.startswith("`budget` is for mode context")
+    assert error and said.startswith("a budget is for mode context")
+    assert 'ask for "mode": "context"' in said and 'drop "budget"' in said, said
     # A session ov holds, or one a hook named (not captured before its first turn ends), is taken;
     # any other is refused.
     said, error = _tool("find", {"query": "alpha", "session": "cc-typo"})

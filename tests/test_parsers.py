@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import codecs
 import io
 import json
 import subprocess
@@ -10,6 +11,7 @@ import sys
 
 import pytest
 
+from ov.ingest.charsets import decode_declared
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.parsers import detect_format, html_to_markdown, parse_source, rst_headings
 from ov.ingest.splitter import scan_markdown, split_markdown
@@ -210,6 +212,27 @@ def test_headings_inside_code_fences_are_ignored_and_fences_are_never_cut():
         assert not any("comment" in p for p in piece.relpath.split("/"))
 
 
+def test_headings_inside_html_comments_and_raw_html_blocks_are_not_sections():
+    doc = [
+        "# Guide", "", "<!--", "## Draft section", "not ready yet", "-->", "",
+        "## Real", "", "<!-- a one-line comment -->", "## Also real", "",
+        "<pre>", "## shown as is", "</pre>", "", "<script>", "# not a heading", "</script>",
+        "<!-- opens", "Draft", "=====", "closes --> text", "", "## Last", "", "```", "## in a fence", "```", "",
+    ]  # fmt: skip
+    text = "\n".join(doc)
+    lines = text.splitlines(keepends=True)
+    headings, cut_ok = scan_markdown(lines)
+    assert [h.title for h in headings] == ["Guide", "Real", "Also real", "Last"]
+    assert not any(cut_ok[3:6]) and not any(cut_ok[20:23])  # a piece never starts inside a comment
+    # Split: the commented-out section is no piece and no title, wherever the document is cut.
+    long = text.replace("## Real", "## Real\n\n" + words("r", 600)).replace("## Last", "## Last\n\n" + words("l", 600))
+    pieces = split_markdown("guide.md", long, BASE)
+    check_pieces(long, pieces)
+    names = {p.relpath.split("/")[1].split("_part")[0].removesuffix(".md") for p in pieces}
+    assert names == {"00_Guide", "01_Real", "02_Also_real", "03_Last"}
+    assert not any("Draft" in p.title or "shown" in p.title for p in pieces)
+
+
 def test_setext_headings_are_recognised():
     text = "Guide\n=====\n\nIntro.\n\nInstall\n-------\n\ntext\n\n- item\n---\n\nUsage\n-----\nuse it\n"
     headings, _ = scan_markdown(text.splitlines(keepends=True))
@@ -251,11 +274,32 @@ def test_splitting_is_deterministic():
     assert first == split_markdown("handbook.md", "".join(text), BASE)
 
 
-def test_a_long_document_without_headings_is_cut_into_numbered_parts():
+def test_a_long_document_without_headings_is_cut_into_numbered_parts_named_by_their_first_words():
     text = "\n\n".join(words(f"p{k}", 200) for k in range(12)) + "\n"
     pieces = split_markdown("notes.txt.md", text, BASE)
-    assert [p.relpath for p in pieces][:2] == ["notes.txt/part1.md", "notes.txt/part2.md"]
+    assert [p.relpath for p in pieces][:2] == ["notes.txt/01_contextp0_storep0_ingestp0_layerp0.md", "notes.txt/02_contextp2_storep2_ingestp2_layerp2.md"]
+    assert pieces[0].title == f"notes.txt (part 1 of {len(pieces)})"
     check_pieces(text, pieces)
+
+
+def test_a_tight_list_too_long_for_one_piece_is_cut_between_items_then_sentences():
+    """A list without blank lines between its items is one paragraph; it is cut before an item
+    (never inside one), an item too long alone after a line that ends a sentence."""
+    items = [f"- **Rule {i}.** {words(f'r{i}', 14)[:-1]}\n  {words(f's{i}', 14)[:-1]}\n  {words(f't{i}', 14)}" for i in range(40)]
+    huge = "- **Huge rule.** " + "\n  ".join(words(f"h{k}", 30) for k in range(40))  # one item of 40 sentences
+    text = "# Release handbook\n\nThis handbook explains how we ship releases.\n\n" + "\n".join([*items, huge]) + "\n"
+    lines = text.splitlines()
+    pieces = split_markdown("handbook.md", text, BASE)
+    check_pieces(text, pieces)
+    assert len(pieces) > 4
+    names = [p.relpath.split("/")[1] for p in pieces]
+    assert names[0] == "01_Release_handbook.md" and names[1].startswith("02_Rule_")  # its first heading, else its first words
+    huge_at = next(n for n, line in enumerate(lines, 1) if line.startswith("- **Huge"))
+    for piece in pieces[1:]:
+        first, _last = piece.provenance.lines
+        start = lines[first - 1]
+        # Each piece starts at an item, or inside the huge item right after a sentence.
+        assert start.startswith(("- **Rule", "- **Huge")) or (first > huge_at and lines[first - 2].endswith(".")), start
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -423,6 +467,39 @@ def test_html_in_a_declared_charset_is_decoded():
     page = '<html><head><meta charset="iso-8859-1"><title>Caf\xe9</title></head><body><p>Cr\xe8me</p></body></html>'
     (piece,) = parse_source(source("cafe.html", page.encode("latin-1")))
     assert piece.title == "Café" and "Crème" in piece.text
+
+
+def test_a_declared_latin1_page_is_read_as_windows_1252_as_browsers_read_it():
+    page = "<html><head><meta charset='iso-8859-1'></head><body><p>\u201cCaf\xe9\u201d, 5 \u20ac \u2014 ok</p></body></html>"
+    (piece,) = parse_source(source("menu.html", page.encode("cp1252")))
+    assert "\u201cCafé\u201d, 5 € \u2014 ok" in piece.text
+    # Bytes windows-1252 leaves undefined are the C1 controls of their number, as in a browser.
+    assert "\x81" in decode_declared(b"a\x81b", ["latin1"])
+    assert decode_declared(b"\xe9", ["rot13", "no-such-charset", "us-ascii"]) == "é"  # a label that is no charset is passed over
+
+
+@pytest.mark.parametrize("content_type, meta, expected", [
+    ("text/html; charset=ISO-8859-1", "", "Café crème, 5 €"),  # only the HTTP header says it
+    ("text/html; charset=windows-1251", "<meta charset='iso-8859-1'>", "Кафе"),  # the header before the meta
+    ("text/html", "<meta http-equiv='Content-Type' content='text/html; charset=windows-1251'>", "Кафе"),
+])
+def test_a_web_page_is_read_in_the_charset_its_header_or_meta_declares(content_type, meta, expected):
+    body = "Кафе" if "1251" in content_type + meta else "Café crème, 5 €"
+    page = f"<html><head>{meta}</head><body><p>{body}</p></body></html>".encode("cp1251" if body == "Кафе" else "cp1252")
+    (piece,) = parse_source(source("page.html", page, kind="http", content_type=content_type))
+    assert expected in piece.text
+
+
+def test_a_byte_order_mark_wins_over_a_declared_charset():
+    page = "<html><head><meta charset='iso-8859-1'></head><body><p>Café</p></body></html>"
+    (piece,) = parse_source(source("page.html", codecs.BOM_UTF8 + page.encode(), kind="http", content_type="text/html; charset=iso-8859-1"))
+    assert "Café" in piece.text
+    # After a UTF-8 mark, bytes that are not UTF-8 are a failure, not another charset's text.
+    with pytest.raises(ParseFailure, match="not UTF-8"):
+        parse_source(source("bad.html", codecs.BOM_UTF8 + page.encode("latin-1"), kind="http", content_type="text/html; charset=iso-8859-1"))
+    # A plain-text page may declare its charset only in the header too.
+    (text,) = parse_source(source("notes.txt", "Caf\xe9 5 \u20ac".encode("cp1252"), kind="http", content_type="text/plain; charset=latin1"))
+    assert text.text == "Café 5 €"
 
 
 # -- PDF -------------------------------------------------------------------------------------------------
@@ -736,6 +813,69 @@ def test_rst_directives_become_the_prose_or_code_they_show_line_for_line():
     (tagline,) = parse_source(source("index.rst", ".. cssclass:: tagline\n.. epigraph:: Create documentation with ease\n\n.. container:: features\n\n   Text.\n"))
     assert file_facts("index.md", tagline.text).lead == "Create documentation with ease."
     assert "container" not in tagline.text and "   Text." not in tagline.text and "\nText.\n" in tagline.text
+
+
+CODE_RST = """\
+Guide
+=====
+
+.. code-block:: bash
+
+   pip install foo
+
+Install
+-------
+
+Run the installer::
+
+  ./install.sh
+
+- An item with a literal block::
+
+    make all
+    ```
+
+  The item goes on.
+
+- An item with code that looks like a title
+
+  .. code:: rst
+
+     Inner
+     =====
+
+Plain ::
+
+    x = 1
+
+::
+
+    lone
+
+Usage
+-----
+
+End.
+"""
+
+
+def test_rst_code_blocks_of_any_length_are_fenced_and_closed_and_never_titles():
+    lines = CODE_RST.splitlines()
+    (piece,) = parse_source(source("guide.rst", CODE_RST))
+    text = piece.text.splitlines()
+    assert len(text) == len(lines)  # line for line: line n is still line n of the source
+    # Only the document's own titles became headings; no code line did.
+    assert [line for line in text if line.startswith("#")] == ["# Guide", "## Install", "## Usage"]
+    assert text[3:7] == ["```bash", "", "pip install foo", "```"]  # a one-line block closes on the blank line after it
+    assert text[10:14] == ["Run the installer:", "```", "./install.sh", "```"]  # `::` shows as `:`
+    # In a list item the fence sits at the item's text; a fence inside the code makes the fence longer.
+    assert text[14:20] == ["- An item with a literal block:", "  ````", "  make all", "  ```", "  ````", "  The item goes on."]
+    assert text[21:28] == ["- An item with code that looks like a title", "", "  ```rst", "", "  Inner", "  =====", "  ```"]
+    assert text[28:32] == ["Plain", "```", "x = 1", "```"]  # "Plain ::" shows as "Plain"
+    assert text[32:36] == ["", "```", "lone", "```"]  # a lone `::` shows as nothing
+    # Read back as Markdown, every fence closes: the last heading is outside code, like the first.
+    headings, _ = scan_markdown(piece.text.splitlines(keepends=True))
+    assert [h.title for h in headings] == ["Guide", "Install", "Usage"]
 
 
 def test_a_notebook_is_stored_as_its_cells_and_text_outputs_never_its_images():

@@ -1145,6 +1145,7 @@ def test_cjk_query(store):
         ("   ", SearchOptions(), InvalidInput, "empty"),
         ("keys", SearchOptions(mode="digest"), InvalidInput, "unknown mode"),
         ("keys", SearchOptions(mode="context", budget=0), InvalidInput, "budget"),
+        ("keys", SearchOptions(mode="list", budget=50), InvalidInput, "a budget is for mode context"),
         ("keys", SearchOptions(session_id="nope"), NotFound, "session nope does not exist"),
         ("keys", SearchOptions(session_id="../x"), InvalidId, "session id"),
     ],
@@ -1179,6 +1180,15 @@ def test_cli_context_json_snapshot(cli_store, snapshot):
     assert payload["stats"]["used_tokens"] <= 140
     assert len(payload["index"].pop("commit")) == 40  # a commit's time is in its id
     assert payload == snapshot
+
+
+def test_a_budget_for_a_list_is_refused_by_the_cli_as_by_the_mcp_tool(cli_store):
+    """One rule in the core: a list is bounded by its number of results, never by a budget it would ignore."""
+    result = cli_store("search", "rotate keys", "--mode", "list", "--budget", "5", "--json")
+    assert result.exit_code == 2 and result.error["code"] == "invalid_input"
+    assert result.error["message"].startswith("a budget is for mode context")
+    assert "--mode context" in result.error["hint"] and "drop --budget" in result.error["hint"] and "--limit" in result.error["hint"]
+    assert cli_store("search", "rotate keys", "--mode", "context", "--budget", "60").exit_code == 0
 
 
 def test_cli_context_shows_a_summary_two_folders_share_once(ov, tmp_path):

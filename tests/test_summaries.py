@@ -201,6 +201,25 @@ def test_a_long_document_split_into_sections_is_introduced_by_its_first_section(
     assert re.search(r"Holds \d+ sections \(", abstract)
 
 
+def test_a_section_cut_into_parts_is_one_section_and_a_document_without_sections_says_what_it_is(ov, tmp_path):
+    para = " ".join(["alpha beta gamma delta epsilon zeta eta theta"] * 5) + "."
+    body = "\n\n".join([para] * 60)
+    (tmp_path / "guide.md").write_text(f"# Guide\n\nIntro text here.\n\n## Setup, install: basics\n\n{body}\n\n## Usage\n\n{body}\n", encoding="utf-8")
+    assert ov("add-resource", str(tmp_path / "guide.md")).exit_code == 0
+    assert any("_part2" in name for name in ov("ls", "--simple", "viking://resources/guide").stdout.split())
+    abstract, _overview = layers(ov, "viking://resources/guide")
+    # Only part 1 holds the heading; the other parts are the same section, not "Setup install basics".
+    assert "Holds 3 sections (Guide; Setup, install: basics; Usage)." in abstract, abstract
+    # A long tight list without sections: its parts are sections named by their first words, and the
+    # document's introduction leads its abstract.
+    items = "\n".join(f"- **Rule {i}.** {para}\n  {para}" for i in range(40))
+    (tmp_path / "handbook.md").write_text(f"# Release handbook\n\nThis handbook explains how we ship releases.\n\n{items}\n", encoding="utf-8")
+    assert ov("add-resource", str(tmp_path / "handbook.md")).exit_code == 0
+    abstract, _overview = layers(ov, "viking://resources/handbook")
+    assert abstract.startswith("This handbook explains how we ship releases. Holds "), abstract
+    assert re.search(r"\d+ sections \(Release handbook; Rule \d+\. alpha", abstract), abstract
+
+
 def test_a_mixed_project_leads_with_its_manifest_description(ov, tmp_path):
     abstract, overview = added_layers(
         ov,

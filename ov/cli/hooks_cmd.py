@@ -311,7 +311,7 @@ def _chosen_hosts(host, yes: bool) -> list[str]:
 
     if host:
         return list(dict.fromkeys(h.value for h in host))
-    found = install.detect()
+    found = install.detect(receipts_dir=_receipts())
     if not found:
         from ov.errors import InvalidInput
 

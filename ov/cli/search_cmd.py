@@ -44,7 +44,7 @@ def search(
         SearchMode, typer.Option("--mode", help="list: results by type; context: one block within --budget, for an agent's prompt.")
     ] = SearchMode.list,
     budget: Annotated[
-        int | None, typer.Option("--budget", min=1, help="Tokens the context block may use (default: retrieval.budget).")
+        int | None, typer.Option("--budget", min=1, help="Tokens the context block may use (default: retrieval.budget); a list (--mode list) has none.")
     ] = None,
     uri: UriOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_RESULTS, help="Results to return (the candidates of a context block).")] = 10,

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ov.changes import listed_changes
-from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree
+from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree, quote
 from ov.files import looks_binary
 from ov.store.sidecar import MESSAGES
-from ov.store.store import message_paragraphs, trailers
+from ov.store.store import COMMIT_COMMANDS, VIAS, message_paragraphs, trailers
 from ov.store.treepaths import quoted, shown
 from ov.uri import VikingURI
 
@@ -268,6 +268,25 @@ class LogFilter:
     via: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
 
+    def check_named(self, listed: list[LogEntry]) -> None:
+        """Refuse a ``via`` or ``commands`` value that ov never writes and no commit in ``listed`` (all
+        those the filter took) has: a typo ("hooks", "remeber") is bad input, not a filter that
+        matched nothing. A value only an older ov wrote is taken while its commits are there."""
+        for value in self.via:
+            if value.split(" ", 1)[0] not in VIAS and not any(_names_one_of(e.via, (value,)) for e in listed):
+                raise InvalidInput(
+                    f"no commit is made via {quote(value)}",
+                    hint=f"via is one of {', '.join(VIAS)}, alone or with its client or host (hook claude, mcp claude-code)",
+                )
+        known = sorted(COMMIT_COMMANDS | {c.split(" ", 1)[0] for c in COMMIT_COMMANDS})
+        for value in self.commands:
+            if value not in known and not any(_names_one_of(e.command, (value,)) for e in listed):
+                close = difflib.get_close_matches(value, known, n=1)
+                raise InvalidInput(
+                    f"no ov command commits as {quote(value)}" + (f": did you mean {quote(close[0])}?" if close else ""),
+                    hint=f"the commands that commit are: {', '.join(known)}",
+                )
+
     def takes(self, entry: LogEntry, when: int) -> bool:
         if self.before is not None and when > self.before:
             return False
@@ -313,6 +332,7 @@ def log(store, uri: VikingURI | None = None, limit: int | None = None, *, where:
         entry = _entry(commit, tags.get(commit.id, ()))
         if where.takes(entry, commit.commit_time):
             out.append(entry)
+    where.check_named(out)  # the whole history read: a value none of it has may be a typo
     return LogResult(out)
 
 

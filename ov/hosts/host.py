@@ -80,6 +80,8 @@ class Host:
     label = ""
     prefix = ""  # ov session ids are f"{prefix}-{host session id}"
     reads_transcript = False  # True: turns come from the transcript file, else from the hook input
+    # Host events wired to an ov event besides the one native_event names: (host's event, ov's event).
+    extra_events: tuple[tuple[str, str], ...] = ()
     # The conversation keeps a prompt's injected block for the turns after (ov.hosts.given leaves
     # its entries out of them); False: the block goes with its turn.
     keeps_prompt_context = True
@@ -160,6 +162,11 @@ class Host:
         """The subagents whose results the transcript at ``path`` does not hold yet, although the
         host writes them there when they end (after the session's end hook, perhaps); None when it
         awaits none. The default: the host writes no subagent's result into its parent's transcript."""
+        return None
+
+    def capture_skipped(self, hook: HookInput) -> str | None:
+        """Why this capture event's input is not captured (another of the host's hooks captures the
+        same turn), or None; the default: every one is."""
         return None
 
     def fallback_messages(self, hook: HookInput, limit: int, seen: LineCounts | None = None) -> list[dict]:

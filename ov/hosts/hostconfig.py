@@ -11,7 +11,8 @@ opencode ``~/.config/opencode/plugins/ov-memory.js`` / ``.opencode/plugins/ov-me
 ======== ===================================================== ===================================
 
 A :class:`Spec` names one such file and how it is shaped; :func:`spec` gives the hooks' and
-:func:`mcp_spec` the MCP server's. Nothing here reads or writes the files.
+:func:`mcp_spec` the MCP server's. Nothing here reads or writes the files (:func:`detect` lists
+what a host's folder holds).
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def spec(host: str, scope: str, project: Path, env=None) -> Spec:
         from ov.hosts.opencode import PLUGIN_FILE
 
         return Spec(host, scope, root / "plugins" / PLUGIN_FILE, "plugin")
-    native = load(host).native_event
-    events = tuple((native(event), event, timeout) for event, timeout in _TIMEOUTS[host].items())
+    loaded = load(host)
+    events = tuple((loaded.native_event(event), event, timeout) for event, timeout in _TIMEOUTS[host].items())
+    events += tuple((native, event, _TIMEOUTS[host][event]) for native, event in loaded.extra_events)
     if host == "cursor":
         return Spec(host, scope, root / "hooks.json", "flat", events)
     name = "hooks.json" if host == "codex" else "settings.json"
@@ -149,15 +151,55 @@ def _home(env) -> Path:
     return home
 
 
-def detect(env=None) -> list[str]:
-    """The hosts that look installed on this machine: their program on PATH or their config folder in HOME."""
+def detect(env=None, receipts_dir: Path | None = None) -> list[str]:
+    """The hosts that look installed on this machine: their program on PATH, or their config folder in
+    HOME, unless ov made that folder (``receipts_dir``: ov's install receipts say so) and it holds
+    nothing but ov's files. ``ov install mcp --host codex`` makes ``~/.codex`` for its
+    ``config.toml``, and that says nothing of Codex (``ov doctor`` warned that Codex lacked ov's
+    hooks, and a plain ``ov install hooks`` wired them into it); a folder the host made, or one
+    the host has written into since, does."""
     import shutil
 
     env = os.environ if env is None else env
     programs = {"cursor": ("cursor", "cursor-agent")}
     path = env.get("PATH")
+    made: set[Path] = set()
+    if receipts_dir is not None:
+        from ov.hosts.receipts import made_folders  # deferred: receipts imports this module
+
+        made = made_folders(receipts_dir)
     return [
         host
         for host in HOSTS
-        if config_dir(host, "user", Path(), env).is_dir() or any(shutil.which(p, path=path) for p in programs.get(host, (host,)))
+        if any(shutil.which(p, path=path) for p in programs.get(host, (host,))) or _host_folder(host, env, made)
     ]
+
+
+def _host_folder(host: str, env, made: set[Path]) -> bool:
+    """Whether ``host``'s user config folder is there and not ov's alone: a folder ov made counts
+    once it holds an entry other than ov's files (its hooks, its MCP server, an interrupted write's
+    temporary file)."""
+    folder = config_dir(host, "user", Path(), env)
+    if not folder.is_dir():
+        return False
+    if folder not in made:
+        return True
+    ours = {spec(host, "user", Path(), env).path, mcp_spec(host, "user", Path(), env).path}
+    return _holds_other(folder, ours)
+
+
+def _holds_other(folder: Path, ours: set[Path]) -> bool:
+    from ov.files import is_replacement
+
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return False  # none to look into
+    for entry in entries:
+        if entry in ours or is_replacement(entry.name):
+            continue
+        # A folder ov made for its file (OpenCode's plugins/) is ov's while it holds nothing else.
+        if entry.is_dir() and not entry.is_symlink() and any(entry in p.parents for p in ours) and not _holds_other(entry, ours):
+            continue
+        return True
+    return False

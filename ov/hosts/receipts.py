@@ -245,6 +245,16 @@ def read_receipt(receipts_dir: Path, spec_: Spec) -> dict | None:
     return _read_json(path)
 
 
+def made_folders(receipts_dir: Path) -> set[Path]:
+    """The folders ov made for the files of its installs, as their receipts say (``created_dirs``)."""
+    made: set[Path] = set()
+    for path in receipts_dir.glob("*.json"):
+        receipt = _read_json(path) or {}
+        dirs = receipt.get("created_dirs")
+        made.update(Path(d) for d in (dirs if isinstance(dirs, list) else []) if isinstance(d, str))
+    return made
+
+
 def adopt_old_receipts(receipts_dir: Path) -> None:
     """Give each receipt an ov before a6ed0ff wrote (``<host>-<scope>-<digest>.json``, all of hooks)
     today's name, so that uninstall and re-install undo and keep what that install made (the file,

@@ -8,7 +8,8 @@ session-start  commit sessions no host ended (idle ``hooks.orphan_after``), remo
                running (``hooks.commit_wait``), inject the profile, preferences and memory
                index (:mod:`ov.hosts.recall`)
 prompt-submit  inject ``search --mode context`` for the prompt, deterministic plan, less what
-               the session was given (:mod:`ov.hosts.given`)
+               the session was given (:mod:`ov.hosts.given`); a host that sent no transcript
+               but the prompt (Cursor's privacy mode) has it captured, in a detached job
 stop           capture the new turns, in a detached job (:mod:`ov.hosts.capture`)
 pre-compact,   capture, then commit the session (archive, memories, ``memory_diff.json``)
 session-end    and catch the index up, in a detached job under the commit barrier
@@ -193,7 +194,10 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
     if loaded.warnings:  # the hook works on (with defaults for what it cannot use); the log says why
         record["config_warnings"] = list(loaded.warnings)
     config = loaded.config
-    store = _store(home, config, hook, environ, read_only=event in RECALL_EVENTS)
+    # A host whose transcript is off may send the user's prompt only here (Cursor in privacy mode):
+    # the prompt hook captures it, and so writes.
+    prompt_turn = event == "prompt-submit" and not _has_transcript(host, hook) and bool(host.fallback_messages(hook, sys.maxsize))
+    store = _store(home, config, hook, environ, read_only=event in RECALL_EVENTS and not prompt_turn)
     record["peer"] = store.identity.peer
     if event in RECALL_EVENTS:
         seconds, name = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0), "hooks.deadline"
@@ -205,6 +209,8 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
         if event == "session-start":
             return host.answer(event, _session_start(store, host, hook, session, record))
         if event == "prompt-submit":
+            if prompt_turn:  # first: a recall cut at the deadline must not lose the user's words
+                record["capture"] = _start_job(store, host, hook, event, session, record)
             return host.answer(event, _prompt(store, host, hook, session, record))
         _background(store, host, hook, event, session, record, lift)
         return host.answer(event, None)
@@ -384,35 +390,52 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
 
 
 def _background(store, host, hook, event: str, session: str, record: dict, lift) -> None:
-    from ov.hosts import background
-    from ov.hosts.capture import live_dir, mark_live
+    from ov.hosts.capture import live_dir
 
     committing = event in END_EVENTS
+    if (skipped := host.capture_skipped(hook)) is not None:
+        record["outcome"] = f"skipped: {skipped}"
+        return
     if event == "pre-compact" and host.name != "gemini":
         # The host's context is about to lose what the hooks gave: give it again. (Gemini CLI's
         # PreCompress fires on ordinary turns too: there the bound of prompts forgets.)
         from ov.hosts import given
 
         given.forget(store, session)
-    has_transcript = host.reads_transcript and bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
     # Whether the input holds any message: nothing is cut (a cut is redacted first, milliseconds a
     # tool payload, which a long OpenCode session's hundreds of them would spend the deadline on).
     has_messages = bool(host.fallback_messages(hook, sys.maxsize))
-    if not has_transcript and not has_messages and not (committing and (live_dir(store) / session).exists()):
+    if not _has_transcript(host, hook) and not has_messages and not (committing and (live_dir(store) / session).exists()):
         # Claude Code fires SessionEnd for `claude mcp list` and the like: a session with no turns.
         record["outcome"] = "nothing to capture"
+        if host.reads_transcript and not hook.transcript_path:
+            record["outcome"] += f": {host.label} sent no transcript"  # (Cursor's privacy mode: its prompt and answer hooks capture)
         return
-    kind = "commit" if committing else "capture"
     # From here the hook runs to its end (ms: a file and a fork): cut between the mark and the
     # job's start, an ended session would wait for the orphan sweep (hooks.orphan_after).
     lift()
+    record["outcome"] = _start_job(store, host, hook, event, session, record)
+
+
+def _has_transcript(host, hook) -> bool:
+    return host.reads_transcript and bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
+
+
+def _start_job(store, host, hook, event: str, session: str, record: dict) -> str:
+    """Start the detached job that captures ``hook``'s turn (and, at a session's end, commits the
+    session); what the log says of it."""
+    from ov.hosts import background
+    from ov.hosts.capture import mark_live
+
+    committing = event in END_EVENTS
+    kind = "commit" if committing else "capture"
     # Marked live now, not by the job: an end hook right after this one must know there is a turn.
-    mark_live(store, session, host.name, hook.transcript_path if has_transcript else None)
+    mark_live(store, session, host.name, hook.transcript_path if _has_transcript(host, hook) else None)
     barrier = background.barrier_dir(store) if committing else background.captures_dir(store)
     pid = background.start(_job(store, kind, hook, session, event=event), home=store.home, barrier=barrier)
-    record["outcome"] = f"{kind} started" if pid else f"{kind} could not start"
     if pid:
         record["job"] = pid
+    return f"{kind} started" if pid else f"{kind} could not start"
 
 
 def _job(store, kind: str, hook, session: str, *, event: str) -> dict:

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 from ov.files import wide_text
+from ov.ingest.charsets import declared_charsets, decode_declared
 from ov.ingest.formats import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, NOTEBOOK_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.rst import rst_directives
@@ -56,8 +57,6 @@ PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
 _HTML_SNIFF_RE = re.compile(
     rb"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|title|meta)\b", re.I | re.S
 )
-_CHARSET_RE = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9._:-]+)", re.I)
-_META_CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([A-Za-z0-9._:-]+)", re.I)
 _LINE_END = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
@@ -79,7 +78,7 @@ def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     if kind == "markdown":
         return split_markdown(_file_name(src), _decode(src), _base(src))
     if kind == "rst":
-        lines, headings = rst_headings(rst_directives(lines_of(_decode(src), keepends=True)))
+        lines, headings = rst_headings(*rst_directives(lines_of(_decode(src), keepends=True)))
         return split_lines(_file_name(src), lines, headings, _base(src))
     if kind == "notebook":
         from ov.ingest.notebook import notebook_markdown
@@ -88,7 +87,7 @@ def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
         if markdown is not None:  # else JSON that is no notebook: kept as it is
             return split_markdown(_file_name(src), markdown, _base(src))
     if kind == "html":
-        markdown, title = html_to_markdown(_decode_html(src), base_url=src.uri if src.kind == "http" else None)
+        markdown, title = html_to_markdown(_decode(src, html=True), base_url=src.uri if src.kind == "http" else None)
         return split_markdown(_file_name(src), markdown, _base(src), title=title)
     return [_verbatim(src)]
 
@@ -148,9 +147,13 @@ def _base(src: SourceFile) -> Provenance:
     return Provenance(kind=src.kind, uri=src.uri)
 
 
-def _decode(src: SourceFile) -> str:
+def _decode(src: SourceFile, *, html: bool = False) -> str:
     """The text of a UTF-8 source without its byte-order mark, or of a UTF-16 or UTF-32 one that
-    starts with its mark (stored as UTF-8, like every text ov holds)."""
+    starts with its mark (stored as UTF-8, like every text ov holds); without a mark, bytes that
+    are not UTF-8 are read in the charset the source declares (:mod:`ov.ingest.charsets`): its
+    HTTP header's, then for ``html`` its ``<meta charset>``. UTF-8 bytes are read as UTF-8 whatever
+    is declared: servers often declare latin-1 for UTF-8 pages, and text that is not UTF-8 is
+    almost never valid UTF-8 by chance."""
     if (wide := wide_text(src.data)) is not None:
         return wide
     data = src.data.removeprefix(codecs.BOM_UTF8)
@@ -159,22 +162,10 @@ def _decode(src: SourceFile) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        declared = [] if len(data) < len(src.data) else declared_charsets(src.content_type, data[:4096], meta=html)
+        if (text := decode_declared(data, declared)) is not None:
+            return text
         raise ParseFailure(_failure_path(src), f"not UTF-8 text (invalid byte at offset {exc.start})") from None
-
-
-def _decode_html(src: SourceFile) -> str:
-    """UTF-8 first (servers often declare latin-1 for UTF-8 pages), then the declared charset."""
-    try:
-        return _decode(src)
-    except ParseFailure:
-        declared = [m.group(1) for m in (_CHARSET_RE.search(src.content_type or ""),) if m]
-        declared += [m.group(1).decode("ascii") for m in (_META_CHARSET_RE.search(src.data[:4096]),) if m]
-        for charset in declared:
-            try:
-                return src.data.decode(charset)
-            except (LookupError, UnicodeDecodeError):
-                continue
-        raise
 
 
 def _verbatim(src: SourceFile) -> Piece:
@@ -192,16 +183,18 @@ _RST_ROLE_RE = re.compile(r":[\w.+-]+:`([^`]*)`")
 _RST_MARKUP_RE = re.compile(r"\*\*|``|`_{0,2}|(?<=\w)_{1,2}(?!\w)|\*")
 
 
-def rst_headings(lines: list[str]) -> tuple[list[str], list[Heading]]:
+def rst_headings(lines: list[str], code: Collection[int] = ()) -> tuple[list[str], list[Heading]]:
     """Replace section titles by Markdown ATX headings, one line for one line.
 
     The title line becomes ``## Title`` and its adornment lines become blank
-    lines, so line *n* of the result is line *n* of the source.
+    lines, so line *n* of the result is line *n* of the source. ``code`` are the
+    indices of fenced code lines (:func:`ov.ingest.rst.rst_directives`): no title
+    is read there, and a closing fence ends a block as a blank line would.
     """
     out = list(lines)
     headings: list[Heading] = []
     styles: list[tuple[str, bool]] = []
-    contents = [line.rstrip(_LINE_END) for line in lines]
+    contents = ["" if k in code else line.rstrip(_LINE_END) for k, line in enumerate(lines)]
     i = 0
     while i < len(lines):
         previous_blank = i == 0 or not contents[i - 1].strip()

@@ -270,7 +270,10 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
                 if time.monotonic() > deadline:
                     raise too_slow
             data = b"".join(chunks)
-            content_type = response.headers.get_content_type()
+            media_type = response.headers.get_content_type()
+            # The charset goes with the page: a page that is not UTF-8 may declare it only here.
+            charset = response.headers.get_content_charset()
+            content_type = f"{media_type}; charset={charset}" if charset else media_type
             final_url, in_final = kept_url(response.geturl())
     except Refused as exc:
         where = f" (redirected to {quote(_shown(kept_url(exc.url)[0]))})" if exc.url and exc.url != wire else ""
@@ -286,7 +289,7 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     except ValueError as exc:  # http.client's InvalidURL: a port that is not a number, ...
         raise InvalidInput(f"{shown} is not a valid URL: {redact(str(exc))[0]}") from None
     # Named after the URL as kept: a token in the path would otherwise become the name.
-    name = _url_name(final_url, content_type)
+    name = _url_name(final_url, media_type)
     collected = Collected(_stem_name(name), "http", kept, redacted=found + (in_final if final_url != kept else 0))
     collected.files.append(SourceFile(name, data, "http", final_url, content_type, standalone=True))
     return collected

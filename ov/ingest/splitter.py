@@ -20,8 +20,13 @@ The rules follow OpenViking's smart splitting, made exact and deterministic:
   after the first section and titled after all of them.
 * A section over ``single_max_tokens`` with sub-sections becomes a
   subdirectory split by the same rules; one without is cut between paragraphs
-  into ``{NN}_{title}_part1.md``, ``_part2``, ... (between lines when a single
-  paragraph is too big; fenced code blocks are never cut).
+  into ``{NN}_{title}_part1.md``, ``_part2``, ... A paragraph too big alone (a
+  tight list has no blank line between its items) is cut before its list
+  items, then after its lines that end a sentence, and only then between any
+  lines; fenced code blocks are never cut.
+* A long document without sections is cut the same way into ``01_{name}.md``,
+  ``02_{name}.md``, ..., each named after its first heading or else its first
+  words, so that a listing says what each part holds.
 * A piece is an exact run of source lines with blank lines trimmed at both
   ends; ``Provenance.lines`` gives that run (1-based, inclusive). Lines are
   counted at "\\n" only (:mod:`ov.lines`), as ``ov read`` and git count them.
@@ -32,6 +37,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import PurePosixPath
 
 from ov.ingest.model import Piece, Provenance
@@ -53,6 +59,14 @@ _THEMATIC_RE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # (list items, quotes, HTML, tables): "- item\n---" is a list and a rule.
 _CONTAINER_RE = re.compile(r"^ {0,3}(?:[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|>|<[A-Za-z!?/]|\|)")
 _INDENTED_CODE_RE = re.compile(r"^(?: {4}|\t)")
+# HTML blocks whose lines are not Markdown until their end marker (CommonMark HTML blocks 1 and 2):
+# a comment (a commented-out draft section) and raw-text elements.
+# Where a paragraph too big alone may be cut, best first: before a list item, after a sentence.
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_SENTENCE_END_RE = re.compile(r"[.!?\u2026\u3002\uff01\uff1f][\"'\u201d\u2019)\]*_]*[ \t]*$")
+_MARKER_RE = re.compile(r"^[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|>[ \t]?)*")
+_NAME_CHARS = 40  # a part's name from its first words: about five words
+_HTML_RAW_RE = re.compile(r"^ {0,3}<(?:(!--)|(pre|script|style|textarea)(?=[\s>]|$))", re.IGNORECASE)
 _FRONT_MATTER_FENCES = {"---": ("---", "..."), "+++": ("+++",)}
 _FRONT_MATTER_MAX_LINES = 200
 _LINE_END = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -129,18 +143,19 @@ def split_lines(
     ranges = splitter.part_ranges(0, len(lines))
     if len(ranges) < 2:
         return [whole]
-    width = len(str(len(ranges)))
+    width = max(2, len(str(len(ranges))))  # SECTION_NAME (ov.ingest.formats): the parts are its sections
     return [
-        splitter.piece(f"{dirname}/part{k:0{width}d}.md", a, b, f"{doc_title} (part {k} of {len(ranges)})")
+        splitter.piece(f"{dirname}/{k:0{width}d}_{splitter.part_name(a, b, headings)}.md", a, b, f"{doc_title} (part {k} of {len(ranges)})")
         for k, (a, b) in enumerate(ranges, 1)
     ]
 
 
 def scan_markdown(lines: list[str]) -> tuple[list[Heading], list[bool]]:
-    """Find the ATX and setext headings outside code fences and front matter.
+    """Find the ATX and setext headings outside code fences, HTML comments (and ``<pre>``,
+    ``<script>``, ``<style>``, ``<textarea>`` blocks) and front matter.
 
     Returns the headings in order and ``cut_ok``: for each line, whether a
-    piece may start there (False inside fences and front matter).
+    piece may start there (False inside fences, those HTML blocks and front matter).
     """
     n = len(lines)
     cut_ok = [True] * n
@@ -149,6 +164,7 @@ def scan_markdown(lines: list[str]) -> tuple[list[Heading], list[bool]]:
     for k in range(1, i):
         cut_ok[k] = False
     fence: tuple[str, int] | None = None
+    html_end: str | None = None  # what closes the HTML block the line is in ("-->", "</pre>")
     para_start: int | None = None  # first line of the paragraph a setext underline would turn into a heading
     in_container = False
     while i < n:
@@ -158,6 +174,16 @@ def scan_markdown(lines: list[str]) -> tuple[list[Heading], list[bool]]:
             close = _FENCE_CLOSE_RE.match(content)
             if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1]:
                 fence = None
+        elif html_end is not None:
+            cut_ok[i] = False
+            if html_end in content.lower():
+                html_end = None
+        elif raw := _HTML_RAW_RE.match(content):
+            # The block ends on the line that holds its end marker, which may be this one.
+            html_end = "-->" if raw.group(1) else f"</{raw.group(2).lower()}>"
+            if html_end in content[raw.end() :].lower():
+                html_end = None
+            para_start, in_container = None, False
         elif not content.strip():
             para_start, in_container = None, False
         elif (opening := _FENCE_OPEN_RE.match(content)) and not (
@@ -394,17 +420,37 @@ class _Splitter:
                 begin = k
         if begin is not None:
             blocks.append((begin, end))
-        atoms: list[tuple[int, int]] = []
-        for a, b in blocks:
-            if self.tokens(a, b) <= self.single_max:
-                atoms.append((a, b))
-                continue
-            for k in range(a + 1, b):
-                if self.cut_ok[k]:
-                    atoms.append((a, k))
-                    a = k
-            atoms.append((a, b))
-        return atoms
+        return [atom for a, b in blocks for atom in self.finer(a, b, 0)]
+
+    def finer(self, start: int, end: int, level: int) -> list[tuple[int, int]]:
+        """[start, end) cut at the ``level``-th kind of boundary and finer ones, where it is too big
+        (before list items, after lines that end a sentence, between any lines; never in a fence)."""
+        if level == 3 or self.tokens(start, end) <= self.single_max:
+            return [(start, end)]
+        cuts = [k for k in range(start + 1, end) if self.cut_ok[k] and self.boundary(k, level)]
+        return [atom for a, b in pairwise([start, *cuts, end]) for atom in self.finer(a, b, level + 1)]
+
+    def boundary(self, k: int, level: int) -> bool:
+        """Whether line ``k`` starts a list item (``level`` 0), follows a line that ends a sentence (1)."""
+        if level == 0:
+            return _ITEM_RE.match(self.lines[k]) is not None
+        if level == 1:
+            return _SENTENCE_END_RE.search(self.lines[k - 1].rstrip(_LINE_END)) is not None
+        return True
+
+    def part_name(self, start: int, end: int, headings: list[Heading]) -> str:
+        """The name of a part of a document without sections: its first heading, else its first words."""
+        heading = next((h for h in headings if start <= h.start < end), None)
+        if heading is not None:
+            return sanitize_segment(heading.title)
+        first = next((line for line in self.lines[start:end] if line.strip()), "")
+        words = _plain_title(_MARKER_RE.sub("", first.rstrip(_LINE_END))).split()
+        name = words[0] if words else "Untitled"
+        for word in words[1:]:
+            if len(name) + 1 + len(word) > _NAME_CHARS:
+                break
+            name += " " + word
+        return sanitize_segment(name.rstrip(".,;:"))
 
 
 def _combined_title(titles: list[str]) -> str:

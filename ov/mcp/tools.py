@@ -512,8 +512,6 @@ def _search(store, args: _Args, context: Context) -> Listing | str:
 
     mode = args.text("mode", "context")
     budget = args.number("budget")
-    if budget is not None and mode == "list":
-        raise InvalidInput("`budget` is for mode context: a list holds `limit` results", hint="drop `budget`, or ask for a lower `limit`")
     session, captured = _session(store, args)
     # One not captured yet has nothing to leave out of the search.
     options = SearchOptions(session_id=session if captured else None, mode=mode, budget=budget, **_filters(store, args))

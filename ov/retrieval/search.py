@@ -160,6 +160,14 @@ def _check(query: str, options: SearchOptions) -> None:
         raise InvalidInput(f"unknown mode {options.mode!r}", hint=f"modes are: {', '.join(MODES)}")
     if options.budget is not None and options.budget <= 0:
         raise InvalidInput(f"the budget must be a positive number of tokens, not {options.budget}")
+    if options.budget is not None and options.mode == "list":
+        # Refused, not ignored: a caller who gives a budget wants a bounded answer, and a list is
+        # bounded by its number of results only.
+        raise InvalidInput(
+            "a budget is for mode context: a list holds its limit of results, whatever their tokens",
+            hint="ask for {mode=context} to get one block within the budget, or drop {budget} and set {limit} for a shorter list",
+            arguments={"mode", "budget", "limit"},
+        )
     check_limit(options.limit)
     check_types(options.types)
 

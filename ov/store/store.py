@@ -62,6 +62,16 @@ WriteMode = Literal["replace", "append", "create"]
 STAGE_THRESHOLD = 64
 MAX_TRAILER_URIS = 200
 MAX_VIA = 80  # characters of an Ov-Via trailer (an MCP client's name is the client's to choose)
+# The adapters a commit is made through (an Ov-Via's first word: "cli", "mcp claude-code", "hook codex").
+VIAS = ("cli", "mcp", "hook")
+# Every command whose commits ov makes (Ov-Command): `ov snapshot log --command` takes these (and a
+# value its history holds), so that a typo is bad input rather than a log that reads "nothing".
+# tests/test_history.py checks that each command ov commits with is here.
+COMMIT_COMMANDS = frozenset({
+    "init", "write", "edit", "mkdir", "rm", "mv", "add-resource", "add-skill", "remember", "forget", "refile",
+    "commit", "session new", "session add", "session used", "snapshot commit", "snapshot restore", "snapshot revert",
+    "import", "restore", "pull",
+})  # fmt: skip
 ACCOUNTS_LISTED = 10  # the accounts an AccountNotFound names; a home with more says how many
 # The stage a folder's move or removal reports while it reads each file to compare it with HEAD (ov.progress).
 CHECKING = "checking files"

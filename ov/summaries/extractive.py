@@ -231,8 +231,12 @@ def _groups(children: list[ChildInfo], kinds: list[str | None], facts: dict[int,
     A split document's pieces (numbered files and folders) are one group of sections, named by
     their headings."""
     if children and all(_SECTION_PREFIX.match(c.name) for c in children) and all(k in (None, "section") for k in kinds):
-        # A long section cut into parts is one section.
-        names = list(dict.fromkeys(_PART_SUFFIX.sub("", _section_title(c, facts.get(id(c)))) for c in children))
+        # A long section cut into parts is one section, known by its number and name (01_Setup_part2.md):
+        # only its first part holds the heading, the others would be titled from the file name.
+        sections: dict[str, str] = {}
+        for child in children:
+            sections.setdefault(_PART_SUFFIX.sub("", stem(child.name)), _PART_SUFFIX.sub("", _section_title(child, facts.get(id(child)))))
+        names = list(sections.values())
         return [("section", len(names), names)]
     by_kind: dict[str, list[str]] = {}
     dirs: list[str] = []

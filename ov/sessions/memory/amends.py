@@ -9,6 +9,7 @@ plan's ``groups`` (path -> its schema and candidates, merged in order), and writ
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +46,7 @@ def take_roles(roles: list[tuple[str, MemorySchema, Candidate]], groups: Groups,
             groups.setdefault(other, (schema, []))[1].append(amend)
 
 
-def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], groups: Groups, order: Mapping[int, int],
+def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], groups: Groups, order: dict[int, int],
                read: Callable[[str], str | None], when: datetime, listing: Callable[[str], list[str]] | None) -> None:
     """End the preferences each candidate's rivalry rules out, in the files of its subject's folder
     (see :mod:`ov.sessions.memory.rivals`): the stored lines, and those the plan stores from what was
@@ -59,6 +60,8 @@ def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], 
         folder = schema.path_for({**dict(rivalry.folder_fields), "topic": GENERAL}, when).rpartition("/")[0]
         place = order[id(candidate)]
         found = endings(rivalry, folder, listing(folder), read)
+        if found and candidate.swap and candidate.only_amends:
+            _kept(candidate, groups, order)
         for path, (kind, group) in groups.items():
             said = [c.fields[CONTENT_FIELD] for c in group if order.get(id(c), -1) < place and not c.only_amends and isinstance(c.fields.get(CONTENT_FIELD), str)]
             if kind is schema and path.rpartition("/")[0] == folder and said:
@@ -70,6 +73,18 @@ def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], 
             group = groups.setdefault(path, (schema, []))[1]
             # merged after what was said before it, and before what is said again after it, which holds
             group.insert(next((n for n, c in enumerate(group) if order.get(id(c), -1) > place), len(group)), amend)
+
+
+def _kept(switch: Candidate, groups: Groups, order: dict[int, int]) -> None:
+    """A switch that only amends ("we migrated from npm to pnpm last month", in a session) and ends a
+    stored preference for its old value corrects a memory: what holds now is kept too ("Team migrated
+    from npm to pnpm"), as it is where a stored line names the old value (merge's swap). Ended alone,
+    the preference left the memories saying nothing of the new one."""
+    for _schema, group in groups.values():
+        for n, c in enumerate(group):
+            if c is switch:
+                group[n] = kept = replace(switch, only_amends=False)
+                order[id(kept)] = order[id(switch)]
 
 
 def gather_from_general(groups: Groups, read: Callable[[str], str | None], when: datetime) -> None:

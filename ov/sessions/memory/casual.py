@@ -319,7 +319,9 @@ def introduced(sentence: str) -> str:
 # "oops, I messed up, that's on me". Nothing of it holds later.
 _APOLOGY = (r"(?:so\s+)?sorry(?:\s+about\s+that)?|oops|whoops|apologies|my\s+(?:bad|b|mistake|fault|apologies|bad\s+again)|"
             r"that's\s+on\s+me|that\s+was\s+(?:my\s+(?:bad|mistake|fault)|on\s+me)|(?:I|I've|I\s+have)\s+(?:totally\s+|completely\s+|really\s+)?"
-            r"(?:dropped\s+the\s+ball|messed\s+(?:it\s+|that\s+|this\s+)?up|screwed\s+(?:it\s+|that\s+|this\s+)?up|goofed(?:\s+up)?|blew\s+it)")
+            r"(?:dropped\s+the\s+ball|messed\s+(?:it\s+|that\s+|this\s+)?up|screwed\s+(?:it\s+|that\s+|this\s+)?up|goofed(?:\s+up)?|blew\s+it|"
+            # a slip of one's own earlier words: "I misspoke earlier", "I mistyped that", "I got that wrong before"
+            r"(?:misspoke|mistyped|misremembered|got\s+(?:it|that|this)\s+wrong)(?:\s+(?:it|that|this))?(?:\s+(?:earlier|before|above|there))?)")
 _APOLOGY_RE = re.compile(rf"(?i)^(?:(?:{_APOLOGY})(?:\s+(?:again|there|here))?[\s,.!;:\u2014-]*)+$")
 
 

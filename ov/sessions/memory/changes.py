@@ -18,7 +18,8 @@ from ov.sessions.memory.statement import Statement, informative
 # "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
 _CHANGE_FROM_TO_RE = re.compile(
     r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went|jumped)"
-    r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
+    # (what was moved may be said: "we moved everything from Jira to Linear", "we migrated the repos from GitHub to GitLab")
+    r"(?:\s+(?:everything|all|it|them|(?:all\s+)?(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?))?(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
     re.I,
 )
 # "we replaced ArgoCD with Flux", "I swapped Jest for Vitest"; and the verbs that leave one thing for
@@ -178,7 +179,9 @@ WHEN_TAIL = (
     r"(?:\w+|a|a\s+couple\s+of|a\s+few|several)\s+(?:years?|months?|weeks?|days?)\s+(?:ago|back)|"
     # a time said loosely: "a while ago", "ages ago", "a while back", "not long ago", "over the summer"
     r"(?:quite\s+)?a\s+(?:while|bit)\s+(?:ago|back)|ages\s+ago|(?:not\s+)?long\s+ago|some\s+time\s+(?:ago|back)|"
-    r"over\s+the\s+(?:summer|winter|holidays?|weekend|break|new\s+year))\b.*"
+    r"over\s+the\s+(?:summer|winter|holidays?|weekend|break|new\s+year)|"
+    # when, said by what happened then: "when I started with the Pi", "after we migrated hosts"
+    r"(?:when|after|once)\s+(?:I|we|they)\s+(?:(?:first|finally|just)\s+)?(?:[a-z]+ed|began|got|went|took|left|came|joined|made|set)\b)\b.*"
 )
 _WHEN_RE = re.compile(rf"{WHEN_TAIL}$")
 
@@ -328,11 +331,17 @@ def version_meant(body: str, restore) -> Statement | None:
 # says it, so that the lines naming the old thing name the new one wherever they are. The next
 # clause says the new thing is in use now ("now", "instead", "these days"), of no one (with "we" or
 # "my" it is a statement of its own, which the rules read: "I ditched CLion, my editor is Zed now").
+# (or the thing itself said gone at the clause's start: "Jenkins is gone, it's all GitHub Actions now", "PBS got retired; ...")
+_GONE = r"(?:is|was|got|has\s+been)\s+(?:gone|history|dead|retired|dropped|removed|decommissioned|sunset|turned\s+off)"
 _LEFT_VERBS = (r"no\s+longer\s+use|stopped\s+using|quit\s+using|ditched|dropped|dumped|abandoned|retired|uninstalled|got\s+rid\s+of|"
                r"gave\s+up(?:\s+on)?|moved\s+(?:off(?:\s+of)?|away\s+from)|switched\s+away\s+from|migrated\s+off")
+# (the subject may be dropped at the start: "ditched jenkins, the builds run on GameCI now"; a dot
+# inside a name is no sentence's end: "fly.io", "Node.js")
 _LEFT_THEN_RE = re.compile(
-    r"(?i)(?:^|(?<=[.!?]\s))(?P<who>I|we)(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|already|also|completely|totally)\s+)?"
-    rf"(?:{_LEFT_VERBS})\s+{_NOT_A_THING}(?P<x>[^,;.!?\s][^,;.!?]*?)\s*(?:[,;]|\s[-\u2013\u2014]+\s|\.\s+)\s*(?P<then>[^.;!?]+?)(?P<end>[.!?]+|$)"
+    r"(?i)(?:^|(?<=[.!?]\s))(?:(?P<who>I|we)(?:'ve|\s+have)?\s+|^)(?:(?:just|finally|recently|already|also|completely|totally)\s+)?"
+    rf"(?:(?:{_LEFT_VERBS})\s+{_NOT_A_THING}(?P<x>[^,;.!?\s](?:[^,;.!?]|\.(?=\w))*?)|(?P<gone>(?-i:[A-Z])[\w.+#-]*(?:\s+[\w.+#-]+)?)\s+{_GONE})"
+    r"\s*(?:[,;]|\s[-\u2013\u2014]+\s|\.\s+)\s*"
+    r"(?P<then>(?:[^.;!?]|\.(?=\w))+?)(?P<end>[.!?]+(?!\w)|$)"
 )
 _NOW_WORDS = r"now|instead|these\s+days|nowadays|from\s+now\s+on"
 _THEN_NOW_RE = re.compile(rf"(?i)^(?:(?:{_NOW_WORDS})\s*,?\s+)?(?P<said>.+?)(?:\s*,?\s+(?:{_NOW_WORDS}))?$")
@@ -354,7 +363,7 @@ def _successor(then: str) -> str | None:
     words = said.group("said").replace("we're", "we 're").split()
     # the first thing named after such a word: "is VS Code with PlatformIO" names VS Code (with its add-on)
     for at in [-1, *(i for i, w in enumerate(words) if w.lower() in _BEFORE_THING)]:
-        thing = re.sub(r"(?i)^(?:the|a|an)\s+", "", " ".join(words[at + 1 :])).strip()
+        thing = re.sub(r"(?i)^(?:the|a|an|all)\s+", "", " ".join(words[at + 1 :])).strip()
         if thing and len(thing.split()) <= 4 and (at >= 0 or len(words) <= 3) and _a_thing(thing) and informative(thing):
             return thing
     return None
@@ -367,9 +376,23 @@ def with_successor(text: str) -> str:
 
     def put(match: re.Match[str]) -> str:
         new = _successor(match.group("then"))
-        old = match.group("x").strip()
+        old = (match.group("x") or match.group("gone")).strip()
         if new is None or len(old.split()) > 4 or old.casefold() == new.casefold():
             return match.group(0)
-        return f"{match.group('who')} switched from {old} to {new}{match.group('end') or ''}"
+        return f"{match.group('who') or 'I'} switched from {old} to {new}{match.group('end') or ''}"
 
-    return _LEFT_THEN_RE.sub(put, text)
+    return _LEFT_THEN_RE.sub(put, _PASSIVE_RE.sub(_active, text))
+
+
+# "PBS was replaced by Slurm", "Jenkins got swapped out for Buildkite over the summer": the switch said
+# of the thing left, in the passive. Said of no one, it is the team's ("we replaced PBS with Slurm"),
+# but for the user's own thing ("my old laptop was replaced by ...": "I replaced ...").
+_PASSIVE_RE = re.compile(
+    r"(?i)(?:^|(?<=[.!?;]\s))(?P<old>(?:(?P<my>my|our|the)\s+)?(?!(?:it|this|that|they|he|she|which|who)\b)[\w.+#/-]+(?:\s+[\w.+#/-]+){0,3}?)"
+    r"\s+(?:was|were|got|has\s+been|have\s+been)\s+(?:(?:just|finally|recently|since)\s+)?(?:replaced|swapped\s+out|superseded)\s+(?:by|with|for)\s+(?=\S)"
+)
+
+
+def _active(match: re.Match[str]) -> str:
+    mine = (match.group("my") or "").lower() == "my"
+    return f"{'I' if mine else 'we'} replaced {match.group('old')} with "

@@ -101,8 +101,8 @@ another choice for the same purpose said as a correction ("actually, black for f
 "ruff for formatting"), wherever its file is (:mod:`ov.sessions.memory.rivals`).
 Git keeps every earlier version.
 
-Ignored: questions (a sentence ending in "?", "？", ...), conditionals and hedges (a
-statement not at the start of its clause, or in a sentence opening with "if",
+Ignored: questions ("?", "？", ..., or a question's opening: "how do I ...", :func:`requests.asks`),
+conditionals and hedges (a statement not at the start of its clause, or in a sentence opening with "if",
 "when", "because", "maybe", "I think", "I'm not sure", ...), code, block quotes, what the user
 quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
 ...", "the user says I ..."; :mod:`ov.sessions.memory.pasted`: an email, a chat
@@ -139,7 +139,7 @@ from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered
-from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, condition_ended, is_reversal, reasons_apart, with_alternatives
 from ov.sessions.memory.leads import opening, without_ask
 from ov.sessions.memory.markers import CORRECTION_LEAD, as_instruction, restated_change, unmark
 from ov.sessions.memory.meant import apologised, value_again
@@ -194,17 +194,17 @@ def extract_explicit(
         turn += 1
         ctx = Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
-        masked = with_successor(typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(masked, spans)))))
+        masked = with_successor(typos.put_right(casual.spelled_out(languages.in_english(quoted.mask_quoted(condition_ended(masked), spans)))))
         if asked:
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
         said = with_alternatives(joined(list(tx.sentences(masked))))  # "I left X. I'm at Y now." is one change of employer
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
-            if tx.is_question(sentence) and (standing := requests.as_standing(sentence)):
-                sentence = standing  # "Could you always run the linter ...?": an instruction, asked politely
-            if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
-                if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
+            sentence = requests.as_standing(sentence) or sentence  # "Could you always run the linter ...?": an instruction
+            asks = requests.asks(sentence)  # ("where do the fixtures live", its "?" left off, asks too)
+            if asks or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
+                if unread is not None and not asks and not says_nothing(without_ask(tx.clean(sentence))):
                     unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given
                 previous = None
                 continue
@@ -232,7 +232,7 @@ def extract_explicit(
             # first, which the ask opened (a note of its own is kept only for it).
             ask = "Remember that " if lead.asks else ""
             # (the user's own heading goes before the clauses are told apart: "Big news - I ..." is one clause)
-            for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(lead.body)))))):
+            for n, clause in enumerate(reasons_apart(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(lead.body))))))):
                 clause = as_instruction(tx.without_aside(quoted.own_words(opening(tx.clean(clause)).body)))
                 typed, clause = clause, casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):

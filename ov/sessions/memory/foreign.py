@@ -54,6 +54,18 @@ _CJK = r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]"
 I_WORDS = r"je|j'|moi|ich|yo|eu|io|ik|ja|jag|jeg|minä|tôi|я|ben|saya|aku|εγώ"
 MY_WORDS = r"mein|meine|mi|mijn|mój|moja|min|mitt|мой|моя"
 I_CJK = r"我|私|僕|저는|나는|제"
+# The first person said by the verb alone, in the languages whose verb carries it ("Jestem inżynierem",
+# "Trabalho na Globo", "Jsem vývojář"): the common verbs of what one is, does, uses and likes, in their
+# first person singular (pl, cs, sk, pt, es, it, ro, hr/sr, ru, uk); and Turkish's first person
+# endings, said last ("Python kullanıyorum", "Backend geliştiriciyim"). Words that are English words
+# too ("sou", "soy", "ho", "am", "mam") are left out.
+I_VERBS = (
+    r"jestem|pracuj[ęe]|u[żz]ywam|mieszkam|lubi[ęe]|pisz[ęe]|programuj[ęe]|zajmuj[ęe]\s+si[ęe]|jsem|pracuji|pracuju|pou[žz][íi]v[áa]m|"
+    r"bydl[íi]m|m[áa]m\s+r[áa]d|p[íi][šs]u|som|pracujem|pou[žz][íi]vam|estou|trabalho|moro|tenho|prefiro|gosto|escrevo|"
+    r"estoy|trabajo|tengo|prefiero|escribo|sono|lavoro|abito|preferisco|scrivo|sunt|lucrez|folosesc|locuiesc|radim|koristim|"
+    r"живу|работаю|использую|пишу|предпочитаю|являюсь|працюю|використовую|пишу"
+)
+I_ENDINGS = r"\w+(?:[ıiuü]yorum|y[ıiuü]m)"
 # Who a habit in another language is said of when not of the user or the team: a name alone before it
 # ("Bob siempre olvida ..."), someone's or something's ("Mi jefe siempre ...", "Il mio collega usa sempre
 # ...", "Le build casse toujours": an article or a possessive opening the text) or a third person's pronoun.
@@ -66,7 +78,7 @@ _TEAM_AFTER_RE = re.compile(r"(?i)^\w+\s+(?:equipe|equipo|équipe|team|time|squa
 # A verb of the first person opening a sentence with no pronoun ("Usamos siempre tabs"), not a name ("Bob").
 _FIRST_PERSON_VERB_RE = re.compile(r"(?i)^\w+(?:mos|mo|ons|en|em|am|emy|imy|amy|ем|им)$")
 
-_HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
+HABIT_RE = re.compile(rf"(?i)(?<![\w'])(?:{_HABIT})(?![\w'])|{_HABIT_CJK}")
 _WE_RE = re.compile(rf"(?i)(?<![\w'])(?:{WE})(?![\w'])|{WE_CJK}")
 _LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
 # English words a text in English says, which a text in another language rarely does: such a text
@@ -75,12 +87,50 @@ _LIKING_RE = re.compile(rf"(?i)(?<![\w'])(?:{_LIKING})(?![\w'])|{_LIKING_CJK}")
 ENGLISH_RE = re.compile(
     r"(?i)(?<![\w'])(?:the|and|is|are|was|with|for|this|that|I|I'm|you|our|of|to|it|always|never|should|must|will|can|does|doesn't|don't|has|have)(?![\w'])"
 )
+# What only a text in another language writes: a letter English has not ("é", "ż", "ı", "ø", a script of
+# its own), or a word of the tables above ("toujours", "me gusta").
+_ANOTHER_LANGUAGE_RE = re.compile(rf"[^\W\da-zA-Z_]|(?i:(?<![\w'])(?:{_HABIT}|{_LIKING})(?![\w']))")
+# A verb of the third person in English after a name ("Ben uses", "Min runs", "Mi is"): "Ben", "Min", "Ja", "Mi"
+# are names in English, and "I" or "my" only in their language.
+_ENGLISH_THIRD_PERSON_RE = re.compile(r"(?i)\s+(?:[a-z]+s|is|has|was)\b")
+# (or the verb alone, where it says the person: "Jestem inżynierem firmware", "Python kullanıyorum")
+_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS}|{I_VERBS})(?![\w-])|^(?:{I_CJK})|^.*(?<![\w-]){I_ENDINGS}[.!]*$")
+
+
+def english(said: str) -> bool:
+    """Whether ``said`` is in English by its small words (one in four words or more: :data:`ENGLISH_RE`)."""
+    return len(ENGLISH_RE.findall(said)) * 4 >= len(said.split())
+
+
+def in_another_language(said: str) -> bool:
+    """Whether ``said`` is shown to be in another language than English: few of English's small words,
+    and a letter or a word only another language writes, outside a gloss in brackets ("Team notes (팀 노트)"
+    is English). "Bob uses Vim" has neither kind of word, and is English."""
+    return not english(said) and bool(_ANOTHER_LANGUAGE_RE.search(re.sub(r"\([^()]*\)", "", said)))
+
+
+def their_first_person(said: str) -> bool:
+    """Whether ``said`` opens on another language's "I" or "my" ("Ich", "je", "Ja", "mi", "我") in a text
+    of that language: not English, and shown to be another language or going on with no English verb
+    ("Ben uses Emacs", "Min runs the infra team", "Sono Motors builds EVs" are theirs; "Ben kullanıyorum Vim" is the user's)."""
+    their = _THEIR_I_RE.match(said)
+    if their is None or english(said):
+        return False
+    return in_another_language(said) or not _ENGLISH_THIRD_PERSON_RE.match(said[their.end() :])
+
+
 # A day or a date: something that happened, or will, is a dated note whatever its language.
 DATE_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?|昨天|今天|明天|昨日|今日|明日|어제|오늘|내일|(?i:(?<![\w'])(?:hier|aujourd'hui|demain|ayer|hoy|"
     r"ma[ñn]ana|ontem|hoje|amanh[ãa]|ieri|oggi|domani|gestern|heute|morgen|gisteren|vandaag|wczoraj|dzisiaj|jutro|вчера|сегодня|"
     r"завтра|i\s+g[åa]r|i\s+dag|i\s+morgon|i\s+morgen|igår|idag|včera|dnes|zítra|hôm\s+qua|hôm\s+nay|ngày\s+mai)(?![\w']))"
 )
+
+
+def first_person_verb(word: str) -> bool:
+    """Whether ``word`` is a verb of the first person by its ending, as languages that drop the
+    pronoun say one ("Usamos", "Utilisons"); a name ("Bob") is none."""
+    return bool(_FIRST_PERSON_VERB_RE.match(word)) or bool(re.fullmatch(rf"(?i){I_WORDS}|{WE}", word))
 
 
 def said_of_us(said: str, at: int) -> bool:
@@ -94,7 +144,7 @@ def said_of_us(said: str, at: int) -> bool:
     if _SOMEONE_OPENING_RE.match(said) and not re.match(rf"(?i)(?:{WE})(?![\w'-])", said) and not _TEAM_AFTER_RE.match(said):
         return False
     # (a name alone before it; a pro-drop verb or an imperative is the user's: "Usamos siempre tabs", "Prosím, piš ... vždy anglicky")
-    return not (len(before) == 1 and before[0][:1].isupper() and not _FIRST_PERSON_VERB_RE.match(before[0]) and not re.match(rf"(?i)(?:{I_WORDS}|{WE})$", before[0]))
+    return not (len(before) == 1 and before[0][:1].isupper() and not first_person_verb(before[0]))
 
 
 def kept_as(text: str, subject: str) -> Statement | None:
@@ -105,7 +155,7 @@ def kept_as(text: str, subject: str) -> Statement | None:
     if not said or DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
         return None
     line = tx.capitalise(said.rstrip(" ."))
-    habit = _HABIT_RE.search(said)
+    habit = HABIT_RE.search(said)
     if habit and said_of_us(said, habit.start()) and not complains(said):
         line = f"{line} (team convention)" if _WE_RE.search(said) else line
     elif not _LIKING_RE.search(said):

@@ -13,7 +13,7 @@ import re
 from ov.sessions.memory import moment, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.rules import INSTRUCTION_VERBS, convention, points_back, topical
-from ov.sessions.memory.standing import of_the_moment
+from ov.sessions.memory.standing import of_the_moment, only_what_it_does
 from ov.sessions.memory.statement import Statement, informative
 
 # Whose coming act or which thing in view a condition names when it is one moment, not a kind of
@@ -27,7 +27,7 @@ _INSTRUCTION_RE = re.compile(
     # So is a lead of a kind of situation ("if the tests fail", "when in doubt"), not of one the user's
     # team will meet once or the conversation points at (:data:`_ONE_MOMENT`).
     rf"^(?P<when>(?:when(?:ever)?|if)\s+(?:you(?:'re|\s+are)?\s+|(?!{_ONE_MOMENT}))(?!(?:get|have|find)\s+(?:a\s+)?(?:chance|time|minute|moment|sec)|"
-    r"(?:can|done|finished|ready|back|free)\b|finish|get\s+back)[^,]{3,80},\s*)?(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|"
+    r"(?:can|done|finished|ready|back|free)\b|finish|get\s+back)[^,]{3,80},\s*)?(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid|(?(when)no|(?!)))|"
     rf"(?P<pos>always|use|prefer|keep|write|run|name|put|(?(when)(?:{INSTRUCTION_VERBS})|(?!))))\s+"
     r"(?P<x>(?!mind\b).+)$",
     re.IGNORECASE,
@@ -60,9 +60,42 @@ CONDITIONAL_STEP_RE = re.compile(
 STANDING_STEP_RE = re.compile(
     rf"(?i)^(?=(?:when(?:ever)?|if)\s+(?!{_ONE_MOMENT})){_CONDITION}(?:don't|do\s+not|never|always|avoid|(?:{INSTRUCTION_VERBS})\b)"
 )
-# "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
-# session is as often about the task at hand, so only when asked to remember it.
-_RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.IGNORECASE)
+# "I'd rather have small PRs", "I'd prefer that you use British spelling", "I'd like explanations with
+# the math written out": a wish, which in a session is as often about the task at hand, so only when
+# asked to remember it. (Not a goal: "I'd like to learn Rust" is the user's.)
+_RATHER_RE = re.compile(
+    r"^I(?:'d|\s+would)\s+(?:much\s+|really\s+)?(?:(?P<verb>rather|prefer)\s+|(?P<like>like|love|appreciate)\s+(?!to\s|it\b|that\b|this\b))(?P<x>.+)$",
+    re.IGNORECASE,
+)
+# "When you write Rust for me: no unwrap()", "When you write q for me I'd like ...": the condition of a
+# way of working, said to the agent, ended by a colon or by nothing, is ended by a comma (as "When you
+# write tests, use pytest" ends it), so that what it conditions is read as an instruction or a wish.
+_CONDITION_END_RE = re.compile(
+    r"(?i)^(?P<c>(?:when(?:ever)?|if)\s+you(?:'re|\s+are)?\s+[^,:;.!?]{3,80}?)"
+    r"(?:\s*:\s*|\s+(?=(?:I'd|I\s+would|I\s+want|I\s+prefer|please|always|never|don't|dont|do\s+not|avoid|no)\s))(?=\S)"
+)
+
+
+# "I'm colorblind so avoid red and green in charts", "i only code on weekends so explain things like I'm
+# a beginner": the user's fact, then the way of working it calls for, an imperative after "so".
+_SO_ASKED_RE = re.compile(r"(?i)^(?P<fact>(?:I|I'm|I've|I\s+am|my|we|we're|our)\s.+?)(?:,\s*|\s+)(?:and\s+)?so\s+(?P<asked>\S.+)$")
+
+
+def reasons_apart(clauses: list[str]) -> list[str]:
+    """``clauses``, each that is a fact and, after "so", a standing imperative it calls for (see
+    :data:`_SO_ASKED_RE`) said as the two: ["I'm colorblind", "avoid red and green in charts"]."""
+    out = []
+    for clause in clauses:
+        said = _SO_ASKED_RE.match(clause.strip())
+        asked = said is not None and moment.imperative(said.group("asked")) and moment.standing_imperative(said.group("asked"))
+        out.extend([said.group("fact"), said.group("asked")] if asked else [clause])
+    return out
+
+
+def condition_ended(text: str) -> str:
+    """``text`` with a condition said to the agent ended by a comma (see :data:`_CONDITION_END_RE`);
+    before quotes are masked, since what follows its colon is the user's, not words quoted."""
+    return _CONDITION_END_RE.sub(lambda m: f"{m.group('c')}, ", text)
 
 
 # A verb of doing (not of choosing or keeping, as "use", "prefer", "keep" are) instructs for good only
@@ -82,11 +115,15 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
         match = None  # "run the tests": a task for now, unless said to hold in general (below)
     # (read as typed: "ask me ..." masks what follows as words reported, which an imperative's are not)
     general = None if match else _GENERAL_IMPERATIVE_RE.match(restore(body))
+    if not match and not general and moment.imperative(body) and moment.said_how(body):
+        general = re.match(r"(?i)^(?:please\s+)?(?P<x>.+)$", restore(body))  # "explain things like I'm a beginner": how every answer is given
     if general and (of_the_moment(general.group("x")) or _DAY_RE.search(general.group("x"))):
         general = None  # "check the logs before deploying tomorrow": a task for a day, a dated note
     told = match or general
     if not told or not informative(told.group("x")) or points_back(told.group("x")):
         return None  # "never mind", "don't do that again"
+    if only_what_it_does(body):
+        return None  # "Never compiles", "Always hangs": what a thing does, no instruction
     said = tx.capitalise(restore(re.sub(r"(?i)^please\s+", "", body)))
     negative = bool(match and match.group("neg"))
     if general:
@@ -140,14 +177,23 @@ def is_reversal(clause: str) -> bool:
     return _REVERSAL_RE.match(_REASON_RE.sub("", clause)) is not None
 
 
+# The condition a wish holds on, said to the agent: "When you write q for me, I'd like ...".
+_WISH_CONDITION_RE = re.compile(r"(?i)^(?:when(?:ever)?|if)\s+you\b[^,]{3,80},\s*(?=I)")
+
+
 def wish(body: str, restore, subject: str) -> Statement | None:
-    match = _RATHER_RE.match(body)
+    condition = _WISH_CONDITION_RE.match(body)
+    match = _RATHER_RE.match(body[condition.end() :] if condition else body)
+    if match and condition and informative(match.group("x")):
+        # kept whole, in the user's words (the condition is part of the way of working), under what is wished
+        topic = topics.slug(restore(match.group("x")))
+        return Statement("preferences", "", tx.capitalise(restore(body)), ("preferences", topic), {"subject": subject, "topic": topic})
     if match and (agreed := convention(restore(match.group("x")), subject)):
         return agreed  # "I'd rather we squash commits": the team's way of working
     # What follows "that you" must say something: "I'd prefer that you use British spelling".
     if not match or not informative(re.sub(r"(?i)^(?:that\s+)?(?:you\s+)?", "", match.group("x"))):
         return None
-    return topical(f"Would {match.group('verb').lower()} ", restore(match.group("x")), subject)
+    return topical(f"Would {(match.group('verb') or match.group('like')).lower()} ", restore(match.group("x")), subject)
 
 
 # "Never push directly to main; open a PR": what to do instead, after a semicolon, goes on with what

@@ -154,9 +154,19 @@ def _compiled(pronoun: str, conj: str, now: str, phrases: tuple[tuple[str, str],
         # At a clause's opening: the text's start, after a sentence's end, a comma or the language's "and".
         not_employer = rf"(?!\s+{NOT_AN_EMPLOYER}(?![\w']))(?=\s+(?-i:{UPPER}))" if english.startswith("I work ") and english != "I work as" else ""
         out.append((re.compile(
-            rf"(?i)(?:^|(?<=[.!?;,]\s)|(?P<and>(?<=\s){conj}\s+))(?:(?P<now>{now})\s*,?\s+)?(?:{pronoun}\s+)?{phrase}(?![\w']){not_employer}"
+            rf"(?i)(?:^|(?<=[.!?;,]\s)|(?P<and>(?<=\s){conj}\s+))(?:(?P<now>{now})\s*,?\s+)?(?:{pronoun}\s+)?{phrase}(?![\w'])"
+            rf"(?:\s+(?:{_OFTEN})(?![\w']))?{not_employer}"
         ), english))
     return out
+
+
+# How often, said right after an opening the tables read ("Usamos siempre tabs", "Ich benutze meistens Vim",
+# "J'utilise toujours Black"): no part of the value that follows ("Team uses siempre tabs" was stored). Only
+# what says "always" or "usually": a "never" says the opposite, and is left for the reader of habits (foreign).
+_OFTEN = (
+    r"siempre|normalmente|generalmente|immer|meistens|normalerweise|toujours|g[ée]n[ée]ralement|d'habitude|sempre|geralmente|"
+    r"solitamente|di\s+solito|altijd|meestal|zawsze|zwykle|alltid|oftast|vanligtvis|всегда|обычно"
+)
 
 
 _RULES = {lang: (_compiled(pronoun, conj, now, phrases), as_word, now) for lang, (pronoun, conj, as_word, now, phrases) in _TABLES.items()}

@@ -13,6 +13,9 @@ sure we use Postgres 16"). :func:`opening` takes off, as often as they come:
   positive", "I'm aware that", "I'm afraid"): what they are sure of is the statement. Not before a
   preposition: "I'm afraid of heights", "I'm confident in Rust" say something of the user.
 
+- a frame put before the subject ("By training I'm a physicist", "For smart contracts I use
+  Foundry", "Professionally, I'm a nurse"): moved after what its clause says ("I'm a physicist by
+  training"), where the rules read a frame, so that the clause opens on its subject;
 - a hedge, a stress or a hesitation that only leads into what is said: "Not sure if it matters, but
   I'm colorblind", "Maybe it's obvious but I use tabs" (what follows "but" is said), "Perhaps most
   importantly, I prefer small PRs", "Let me be clear: never push to main", "Hmm, I prefer spaces"
@@ -59,6 +62,32 @@ _LEADS_INTO_RE = re.compile(
 )
 
 
+# A frame before the subject: a preposition and a few words that hold no verb ("by training", "for
+# smart contracts", "at my day job", "in the quant team"), or an adverb of manner or respect
+# ("professionally", "personally"); then "I" (the team's "in the payments service, we ..." is a scope the
+# facts read where it stands). (Not a time's "in 2019": a happening's, read
+# where it stands; nor a condition's "if"/"when", whose clause is no frame.)
+# (a marker of the discourse, which the rules read where it stands: "On second thought, I ...", "for now", "in fact")
+_NO_FRAME = (r"(?:second\s+thoughts?|(?:the\s+)?other\s+hand|fact|any\s+case|(?:the\s+)?way|(?:the\s+)?record|short|least|first|"
+             r"(?:the\s+)?end|now|example|instance|general|sure|real|once|a\s+while|the\s+moment|the\s+time\s+being|today|"
+             r"(?:the\s+)?same|top|addition|particular|case|that|this|it|which|what)\b")
+_FRAME_ADVERBS = r"professionally|personally|technically|officially|academically|privately|outside\s+of\s+work|day\s+to\s+day|day-to-day"
+_FRONTED_RE = re.compile(
+    rf"(?i)^(?P<frame>(?:by|for|at|in|on|with|as|outside|within|among)\s+(?!\d|(?:the\s+)?(?:past|last|morning|evening|weekend)\b|{_NO_FRAME})"
+    r"(?:(?!(?:I|we|I'm|we're|is|are|was|were|do|does|did|has|have|had)\b)[\w'./+#-]+\s*){1,4}?"
+    rf"|{_FRAME_ADVERBS})\s*,?\s+(?=(?:I|I'm|I've|I'd)\s)(?P<rest>.+)$"
+)
+# Where the subject's clause ends: what the frame is put before.
+_CLAUSE_END_RE = re.compile(r"\s*(?:,|;|\s[\u2013\u2014-]+\s|\s+but\s|[.!]+$)|$")
+
+
+def _frame_after(rest: str, frame: str) -> str:
+    """``rest`` with ``frame`` put at the end of its first clause ("I'm a physicist, but ..." ->
+    "I'm a physicist by training, but ...")."""
+    end = _CLAUSE_END_RE.search(rest)
+    return f"{rest[: end.start()]} {frame[:1].lower()}{frame[1:]}{rest[end.start() :]}"
+
+
 @dataclass(frozen=True)
 class Opening:
     """A sentence without its lead-in (``body``); whether the lead-in asked that it be remembered
@@ -84,6 +113,8 @@ def opening(sentence: str) -> Opening:
             body = certain.group("x").strip()
         elif led := _LEADS_INTO_RE.match(unfilled):
             body = unfilled[led.end() :].strip()
+        elif fronted := _FRONTED_RE.match(unfilled):
+            body = _frame_after(fronted.group("rest"), fronted.group("frame").strip())
         else:
             return Opening(unfilled, asks)
 

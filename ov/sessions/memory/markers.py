@@ -21,8 +21,16 @@ from ov.sessions.memory.rules import INSTRUCTION_VERBS
 _FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|henceforth"
 # "As of last weekend, ...", "as of Monday ...": since when what follows holds, a change as well.
 _AS_OF = rf"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:{NAME_WORD})(?:\s+\d+)?)"
-_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
-_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF})$", re.I)  # ("as of" too: since when)
+# "Since March, ...", "... since the spring", "since we migrated": since when what is said holds, a change as
+# "as of" says it (a time, never a reason: "since it's faster" stays part of what is said).
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+_SINCE = (rf"since\s+(?:(?:last|this)\s+(?:week|month|year|quarter|sprint|spring|summer|autumn|fall|winter|release)|yesterday|then|"
+          rf"(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:{_MONTHS}|spring|summer|autumn|fall|winter)|\d{{4}}|"
+          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+(?:migration|move|switch|upgrade|reorg|merger|acquisition|rewrite)|"
+          r"(?:we|I)\s+[a-z]+ed(?:\s+[\w.-]+){0,3})")
+_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF}|{_SINCE})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
+# ("as of" too: since when; and "actually", a correction's marker said last: "I prefer spaces actually")
+_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|actually|{_FROM_NOW}|{_AS_OF}|{_SINCE})$", re.I)
 # "I use Zed now, switched a couple of weeks ago", "I'm at Stripe, changed jobs in the spring": a
 # switch said after the value, without its subject, says the change as "now" does (and when it was,
 # which is no part of the value).
@@ -134,4 +142,6 @@ def restated_change(sentence: str) -> str:
     if m and (m.group("lead") or m.group("now") or m.group("gone")) and max(len(m.group("new").split()), len(m.group("old").split())) <= 4:
         return f"I switched from {m.group('old')} to {m.group('new')}"
     m = _NOT_THEN_SWITCHED_RE.match(sentence)
-    return f"I switched from {m.group('a') or m.group('b')} to {m.group('new')}" if m else sentence
+    # ("no longer on VS Code either": what was left, without the word that adds it to another)
+    old = re.sub(r"(?i)\s+(?:either|too|as\s+well|at\s+all)$", "", m.group("a") or m.group("b")) if m else ""
+    return f"I switched from {old} to {m.group('new')}" if m else sentence

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory import text as tx
 from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.choices import EXCLUSIVE
 from ov.sessions.memory.kinds import KINDS
@@ -108,7 +109,7 @@ def value_meant(fragment: str, target: Statement) -> str | None:
         verb, _, said = target.obj.partition(" ") if target.lead == "Team " else ("", "", target.obj)
         names = [*_NAME_RUN_RE.findall(said), *(w for w in said.split()[:1] if w.lower() in _KNOWN_VALUES)]
         return f"{verb} {said.replace(names[0], fragment, 1) if names else fragment}".strip()
-    said = re.compile(rf"(?i)(?<![\w-]){re.escape(instead.group('y'))}(?![\w-])")
+    said = re.compile(tx.named(instead.group("y")), re.IGNORECASE)
     if not said.search(target.obj):
         return None
     value = said.sub(lambda _match: instead.group("x"), target.obj, count=1)

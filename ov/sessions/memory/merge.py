@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ov.errors import InvalidInput
+from ov.sessions.memory import text as tx
 from ov.sessions.memory.lines import (
     KEY_RE,
     content_words,
@@ -235,7 +236,7 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
     where the switch is to "Go for the CLI").
     """
     def named(value: str) -> str:
-        return rf"(?<![\w-]){re.escape(' '.join(nfc(value).split()))}(?![\w-])"
+        return tx.named(nfc(value))  # a whole name: "C" is not swapped inside "C++" or "C#"
 
     pattern = re.compile(named(old), re.IGNORECASE)
     items = [i for i, line in enumerate(lines) if is_item(line) and not _NEGATE_RE.match(split_item(line)[1]) and pattern.search(nfc(line))]
@@ -265,7 +266,7 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
     # whole name is the value replaced, not its first word ("Editor: Helix Text").
     # The name's further words are capitalised as said (case-sensitive): "zsh on macOS and bash on
     # servers" is no name, and its rest stays when zsh is swapped.
-    whole = re.compile(named(old)[: -len(r"(?![\w-])")] + r"(?-i:(?:\s+[A-Z][\w+#.-]*)+)$", re.IGNORECASE)
+    whole = re.compile(named(old) + r"(?-i:(?:\s+[A-Z][\w+#.-]*)+)$", re.IGNORECASE)
 
     for i in reversed(hits):
         body = split_item(lines[i])[1]

@@ -256,6 +256,23 @@ def a_convention(said: str) -> bool:
     return bool(kind.group("all")) or (head.endswith("s") and not head.endswith("ss"))
 
 
+# The manner of every answer: how to explain, write or answer, whatever the case ("explain things like
+# I'm a beginner", "answer briefly", "write it up in plain English", "walk me through it step by step").
+_MANNER_RE = re.compile(
+    r"(?i)\b(?:like\s+(?:I'm|Im|I\s+am|I\s+was|I\s+were|I've|I\s+have|you're\s+talking\s+to)\b|as\s+(?:if|though)\s+(?:I|I'm)\b|"
+    r"briefly|concisely|succinctly|tersely|in\s+(?:plain|simple|layman's|laymans?|everyday|short)\b|step\s+by\s+step|"
+    r"without\s+(?:the\s+)?(?:jargon|fluff|filler)|in\s+(?:one|a\s+few|two|three)\s+(?:sentences?|lines?|paragraphs?|words))"
+)
+
+
+def said_how(said: str) -> bool:
+    """Whether ``said``, an imperative, says the manner of every answer ("explain things like I'm a
+    beginner", "answer briefly"), pointing at nothing at hand (not "explain this briefly")."""
+    told = imperative(said)
+    rest = told.group("rest") if told else ""
+    return bool(_MANNER_RE.search(rest)) and not _FOR_NOW_RE.search(re.sub(r"(?i)\blike\s+\S+", "", rest))
+
+
 def standing_imperative(said: str) -> bool:
     """Whether an imperative says how to work for good: a word that makes it standing (:data:`STANDING_RE`),
     a kind of thing and where or how (:func:`a_convention`), or a practice's verb with nothing pointing
@@ -273,6 +290,8 @@ def standing_imperative(said: str) -> bool:
         return False
     if re.match(r"(?i)\s*(?:a|an)\s", told.group("rest")):
         return False  # "create a new branch": one thing, made once
+    if said_how(said):
+        return True
     # (a verb no list holds is one of an act, as those of _ONE_OFF: "regenerate the bindings")
     return not _FOR_NOW_RE.search(told.group("rest")) and not _AND_THEN_RE.search(told.group("rest")) \
         and not _ONE_OFF_RE.match(told.group("verb")) and bool(_IMPERATIVE_RE.match(said))

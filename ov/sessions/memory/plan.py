@@ -233,7 +233,7 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
     for name in names:
         former = schema.path_for({**candidate.fields, "topic": name}, when)
         text = read(former) if former != path else None
-        if text is not None and re.search(rf"(?<![\w+#]){re.escape(nfc(word))}(?![\w+#])", nfc(text), re.IGNORECASE):
+        if text is not None and re.search(tx.named(nfc(word)), nfc(text), re.IGNORECASE):
             return former
     return path
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.text import is_question
 from ov.sessions.memory.verbs import base_form
 
 _ASK = (
@@ -64,7 +65,15 @@ _ASKED_RE = re.compile(
 )
 
 
-def asked(said: str) -> bool:
-    """Whether ``said`` asks a question or for a task, with or without its "?" (see _ASKED_RE); not
-    one asking for a standing instruction (:func:`as_standing`: "can you always run the linter ...")."""
-    return bool(_ASKED_RE.match(said.strip())) and as_standing(said) is None
+# A question of how to say it, without its mark and before a comma ("What can I say, I love turtles", "How do I
+# put it, I'm leaving Acme"): a lead-in to what is said, no question.
+_LEAD_IN_RE = re.compile(r"(?i)^(?:what|how)\s+(?:can|do|shall|should|could)\s+I\s+(?:say|put|tell|explain|describe)\b[^,?]{0,20},\s+(?=\S)")
+
+
+def asks(said: str) -> bool:
+    """Whether ``said`` asks a question or for a task: it ends in a question mark ("?", "？", ...:
+    :func:`ov.sessions.memory.text.is_question`) or opens as a question does without one (see _ASKED_RE);
+    not one asking for a standing instruction (:func:`as_standing`: "can you always run the linter ...?").
+    ``ov remember`` and a session's extraction both read a question here, and keep nothing of it."""
+    said = said.strip()
+    return (is_question(said) or bool(_ASKED_RE.match(said)) and not _LEAD_IN_RE.match(said)) and as_standing(said) is None

@@ -374,5 +374,22 @@ _COMPLAINT_RE = re.compile(
 
 
 def complains(said: str) -> bool:
-    """Whether ``said`` tells what a thing always or never does wrong (see _COMPLAINT_RE)."""
-    return bool(_COMPLAINT_RE.search(said))
+    """Whether ``said`` tells what a thing always or never does wrong (see _COMPLAINT_RE), or only what
+    it always or never does (:func:`only_what_it_does`)."""
+    return bool(_COMPLAINT_RE.search(said)) or only_what_it_does(said)
+
+
+def only_what_it_does(said: str) -> bool:
+    """Whether ``said`` is only "always" or "never" and a verb of the third person, in any language:
+    "Never compiles", "Always hangs", "Nunca compila", "Kompiliert nie", "Plante toujours". It tells
+    what a thing left unsaid does; an instruction says what to do ("Never squash", "Always rebase":
+    English's base form) and a habit of ours says who ("Usamos siempre tabs")."""
+    from ov.sessions.memory.foreign import HABIT_RE, first_person_verb  # (foreign reads complaints here)
+
+    words = [w.strip(".,!") for w in said.split()]
+    if len(words) != 2 or not all(w.isalpha() and w[1:].islower() for w in words):
+        return False
+    first, second = words
+    if first.lower() in ("always", "never"):
+        return second.lower().endswith("s") and not second.lower().endswith("ss")
+    return any(HABIT_RE.fullmatch(habit) and not first_person_verb(verb) for habit, verb in ((first, second), (second, first)))

@@ -40,7 +40,7 @@ from datetime import datetime
 from ov.sessions.memory import casual, moment, requests, topics
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of
-from ov.sessions.memory.foreign import DATE_RE, ENGLISH_RE, I_CJK, I_WORDS, MY_WORDS, WE, WE_CJK
+from ov.sessions.memory.foreign import DATE_RE, WE, WE_CJK, english, in_another_language, their_first_person
 from ov.sessions.memory.leads import opening
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.moment import TROUBLE, WHEN_RE
@@ -79,10 +79,8 @@ _WHERE_RE = re.compile(
 _TEAM_RE = re.compile(rf"(?i)(?<![\w-])(?:we|we're|we've|our|ours|us|team|squad|everyone|everybody|{tx.THIS_PROJECT})(?![\w-])")
 # Another language's "we" ("nossa equipe", "wir"): read only in a text not in English ("my" is Polish "we").
 _THEIR_WE_RE = re.compile(rf"(?i)(?<![\w-])(?:{WE})(?![\w-])|{WE_CJK}")
-# The first person: "I", "my"; and other languages' "I" and "my", read in a text not in English
-# ("Ben", "min", "Ja" open English sentences too).
+# The first person: "I", "my" (another language's is foreign.their_first_person's).
 _FIRST_PERSON_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|I'll|Im|my|mine)(?![\w-])")
-_THEIR_I_RE = re.compile(rf"(?i)^(?:{I_WORDS}|{MY_WORDS})(?![\w-])|^(?:{I_CJK})")
 
 
 def noted(candidates: list, unread: list[str], text: str, when: datetime, user: str) -> tuple[list, str | None]:
@@ -172,17 +170,14 @@ def _first_person(said: str) -> bool:
     language's, in a text not in English whose verb is not one in English ("Ben uses Emacs" is Ben's)."""
     if someones(said):
         return False
-    their = not _english(said) and _THEIR_I_RE.match(said)
-    if their and re.match(r"(?i)\s+(?:[a-z]+s|is|has|was)\b", said[their.end() :]) and said[:1].isupper() and their.group().lower() in ("ben", "min", "ja", "mi"):
-        return False  # ("Ben uses Emacs", "Min runs the infra team": a name, and its verb in English)
-    return bool(_FIRST_PERSON_RE.match(said) or their)
+    return bool(_FIRST_PERSON_RE.match(said)) or their_first_person(said)
 
 
 def nothing_to_keep(text: str) -> str | None:
     """Why ``text`` keeps nothing: :data:`QUESTION`, :data:`FOR_NOW` (a task for now or thinking
     aloud) or :data:`CHATTER`; None when it may state something (see the module's doc)."""
     said = _plain(text)
-    if not said or tx.is_question(text.strip()) or tx.is_question(said) or requests.asked(said):
+    if not said or requests.asks(text) or requests.asks(said):
         return QUESTION
     if moment.chatter(text) or moment.chatter(said):
         return CHATTER  # (as typed too: "Thanks, that worked great!" is chatter, its "Thanks," read off by _plain)
@@ -209,7 +204,7 @@ def happened(text: str) -> bool:
         return True  # "the bug is in auth.py": where today's bug is, news of the day
     if guessed(said) or complains(said) or reported(said):
         return True  # "the tests should pass now", "the deploy always takes forever": a guess or a complaint of the day
-    if _NEEDS_NOW_RE.search(said) or _PROGRESSIVE_RE.search(said) or (DATE_RE.search(said) and not _english(said)):
+    if _NEEDS_NOW_RE.search(said) or (_PROGRESSIVE_RE.search(said) and not _STATE_PROGRESSIVE_RE.search(said)) or (DATE_RE.search(said) and not english(said)):
         return True  # "the docs need fixing", "저는 버그를 고치고 있어요", "Hier, nous avons ...": of a day
     if any(_COPULA_BEFORE_RE.search(said[: state.start()]) for state in PASSING_STATE_RE.finditer(said)) and not MODAL_RE.search(said):
         return True  # "staging is down": how it is today ("must never be down" is a rule)
@@ -231,11 +226,13 @@ _COPULA_BEFORE_RE = re.compile(r"(?i)\b(?:is|are|'s|'re|was|were|been|seems?|loo
 # A need of the moment ("the docs need fixing"), and the progressive of other languages ("I'm fixing").
 _NEEDS_NOW_RE = re.compile(r"(?i)\bneeds?\s+(?:\w+ing|work|attention|love|a\s+(?:cleanup|look|fix|refactor))\b")
 _PROGRESSIVE_RE = re.compile(r"고\s*있|ています|ている|正在|(?i:\b(?:estoy|estou|sto|stiamo|estamos)\s+\w+(?:ando|endo|iendo)\b|\ben\s+train\s+de\b)")
-
-
-def _english(said: str) -> bool:
-    """Whether ``said`` is in English, by its small words (as foreign.kept_as tells)."""
-    return len(ENGLISH_RE.findall(said)) * 4 >= len(said.split())
+# ... but for the verbs of a standing state, which other languages say in the progressive as English says
+# "I'm working as": working somewhere or as something, living somewhere, using a thing ("개발자로 일하고
+# 있어요", "東京に住んでいます", "Vimを使っています", "estoy trabajando como").
+_STATE_PROGRESSIVE_RE = re.compile(
+    r"(?:일하|근무하|살|사용하|쓰|다니)고\s*있|(?:働い|勤めて|住ん|使っ|勤務し)て?(?:い|お)|在\S{0,4}(?:工作|上班|住)|"
+    r"(?i:\b(?:estoy|estou|estamos)\s+(?:trabajando|trabalhando|viviendo|morando|usando|utilizando)\b)"
+)
 
 
 def switched(text: str) -> tuple[str, str] | None:
@@ -257,7 +254,7 @@ def standing_note(text: str, kind: str, *, when: datetime, user: str) -> list[Ca
     line = tx.capitalise(re.sub(CORRECTION_LEAD, "", line, flags=re.IGNORECASE))
     if kind == CONVENTION:
         # (another language's "we" not in an English imperative: "Ping me on Slack if CI fails" has no French "on")
-        theirs = not _english(text) and not moment.imperative(_plain(text)) and _THEIR_WE_RE.search(text)
+        theirs = not english(text) and not moment.imperative(_plain(text)) and _THEIR_WE_RE.search(text)
         team = bool(_TEAM_RE.search(text) or theirs) and not _first_person(text)
         said = f"{line} (team convention)" if team else line
         topic = topics.slug(re.sub(r"(?i)^(?:please\s+|no\s+)", "", text), fallback="note")
@@ -328,7 +325,9 @@ def _subject(text: str) -> str | None:
     """The thing a fact about a thing is about (:func:`~ov.sessions.memory.statement_parts.subject_of`);
     None for one said of the user."""
     said = _plain(text)
-    subject = None if _first_person(said) else subject_of(said)
+    # (another language's words are no English subject and verb: "Mon collègue utilise toujours Emacs" has
+    # no subject "Mon collègue utilise", its "toujours" read as a verb; no card is named after its first words)
+    subject = None if _first_person(said) or in_another_language(said) else subject_of(said)
     # A plural alone (its verb a plural's: "Cats need Vitamin D"; not "Atlas runs") or after a quantifier
     # ("Most tests use Mocks") names no one thing, unless things of the work ("PRs need ..."): no card (review rev20).
     verb = [w for w in said[len(subject) :].split() if w.lower() not in ADVERBS][:1] if subject and said.startswith(subject) else []

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.files import TRAILER_OPEN, is_history
 from ov.sessions.memory.merge import SCOPE_RE
@@ -73,7 +74,7 @@ def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, re
         return []
     old, new = switch.swap
     folder = entities.path_for({"category": "systems", "name": "x"}, when).rpartition("/")[0]
-    named = re.compile(rf"(?i)(?<![\w-]){re.escape(' '.join(old.split()))}(?![\w-])(?P<version>\s+v?\d)?")
+    named = re.compile(rf"(?i){tx.named(old)}(?P<version>\s+v?\d)?")  # (a whole name: not "C" in "C++")
     out = []
     for name in listing(folder):
         path, stem = f"{folder}/{name}", name.removesuffix(".md")

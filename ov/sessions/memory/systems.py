@@ -81,13 +81,15 @@ _HEAD_CATEGORIES = {**{noun: category for noun, category in ENTITY_CATEGORIES.it
 # their life ("works on", "joined", "is on leave"), their role ("is our tech lead", "is a designer"),
 # or a person's pronoun in it.
 _PERSON_VERB_RE = re.compile(
-    r"(?i)^(?:lives|works|worked|joined|left|leads|led|owns|manages|maintains|reviews|approves|knows|speaks|prefers|likes|loves|"
+    r"(?i)^(?:lives|works|worked|joined|left|leads|led|owns|manages|maintains|reviews|approves|knows|speaks|prefers|likes|loves|uses|"
     r"hates|wants|said|says|thinks|moved|retired|quit|was\s+born|is\s+on\s+(?:leave|vacation|holiday|pto|parental|paternity|"
     r"maternity|sick)|is\s+out|is\s+off|is\s+(?:from|based|remote|responsible|in\s+charge|allergic|vegetarian|vegan|pregnant|married)|"
     # (only a person is on a team or in one: "Alice is on the infra team"; review rev21 #6)
     r"is\s+(?:on|in)\s+(?:the|our|a|an)\s+(?:[\w-]+\s+){0,2}(?:team|squad))\b"
 )
 _PERSON_PRONOUN_RE = re.compile(r"(?i)\b(?:he|she|him|his|her|hers)\b")
+# A thing's own pronoun, which says a name using something is no one's ("Atlas uses Postgres for its queue").
+_THINGS_PRONOUN_RE = re.compile(r"(?i)\b(?:its|itself)\b")
 _ROLE_RE = re.compile(r"(?i)^(?:is|was)\s+(?:(?:a|an|the|our|my|their|his|her)\s+)?(?:new\s+|former\s+|senior\s+|junior\s+|lead\s+)*"
                       r"(?:[\w-]+\s+){0,2}(?P<noun>[\w-]+)$")
 _PLACE_AFTER_RE = re.compile(r"(?i)^(?:is|lives|works|sits)\s+(?:in|from|at)\s+(?P<place>.+)$")
@@ -119,7 +121,7 @@ def category_of(name: str, fact: str) -> str:
     place = _PLACE_AFTER_RE.match(said)
     if noun in _HEAD_CATEGORIES:
         return _HEAD_CATEGORIES[noun]  # ("Globex is our biggest customer": a customer's noun before a person's -er)
-    if person and (_PERSON_VERB_RE.match(said) or _PERSON_PRONOUN_RE.search(said) or noun in _PERSON_ROLES
+    if person and (_PERSON_VERB_RE.match(said) and not _THINGS_PRONOUN_RE.search(said) or _PERSON_PRONOUN_RE.search(said) or noun in _PERSON_ROLES
                    or re.search(r"(?:er|or|ist|ian)$", noun) and not names_a_system(noun) or place and is_place(place.group("place"))):
         return "people"
     return "systems"

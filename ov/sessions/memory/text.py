@@ -260,6 +260,14 @@ def clauses(sentence: str) -> list[str]:
     return [part for part in out if part.strip()]
 
 
+def named(value: str) -> str:
+    """A pattern finding ``value`` as a whole name in a text, never as part of a longer one: "C" is
+    not in "C++", "C#" or "Objective-C", "Go" not in "golang", "Node" not in "Node.js", ".NET" not in
+    "ASP.NET". A name's marks ("+", "#", "-", and a dot before a letter) join it to what it touches;
+    a dot before a space or the end ends a sentence. Whitespace inside ``value`` matches as one space."""
+    return rf"(?<![\w+#-])(?<!\w\.){re.escape(' '.join(value.split()))}(?![\w+#-])(?!\.\w)"
+
+
 def is_question(sentence: str) -> bool:
     """Whether ``sentence`` ends in a question mark, before closing quotes: "?", "？", "؟", ... (see
     :data:`ov.summaries.text.QUESTION_MARKS`)."""
