@@ -131,9 +131,12 @@ def test_a_commit_into_the_add_root_meanwhile_makes_the_add_plan_again_under_the
     result = ov("add-resource", str(folder), "--json")
     assert result.exit_code == 0, result.stderr
     assert calls == ["Draft", "Transaction"]
-    updated = result.json["result"]["updated"]
-    # Planned again on top of the edit: the source's version of note1 wins back, as a re-add does.
-    assert "viking://resources/bulk/part1/note1.md" in updated and "viking://resources/bulk/part0/note0.md" in updated
+    data = result.json["result"]
+    # Planned again on top of the edit, which is the user's (its source did not change): kept, as
+    # an add again keeps such an edit (ov.ingest.refresh), and named.
+    assert data["updated"] == ["viking://resources/bulk/part0/note0.md"]
+    assert [k["uri"] for k in data["kept"]] == ["viking://resources/bulk/part1/note1.md"]
+    assert ov("read", "viking://resources/bulk/part1/note1.md").stdout == "edited meanwhile"
     assert "Changed at the source" in ov("read", "viking://resources/bulk/part0/note0.md").stdout
     assert ov("status", "--json").json["result"]["clean"] is True
 

@@ -611,8 +611,8 @@ def test_bad_targets_change_nothing(ov, store_state, tmp_path):
     assert ov("add-resource", str(doc)).exit_code == 0
     before = store_state()
     cases = [
-        (["--to", "viking://resources/a"], 1, "already_exists"),
         (["--parent", "viking://resources/nowhere"], 1, "not_found"),
+        (["--to", "viking://~/memories/preferences/a"], 2, "invalid_input"),
         (["--to", "viking://resources/x", "--parent", "viking://resources"], 2, "invalid_input"),
         (["--to", "viking://resources/../etc"], 2, "invalid_uri"),
     ]
@@ -621,6 +621,10 @@ def test_bad_targets_change_nothing(ov, store_state, tmp_path):
         assert (result.exit_code, result.error["code"]) == (code, error), args
     clash = ov("add-resource", str(other), "--json")
     assert clash.exit_code == 1 and "was not added from" in clash.error["message"]
+    clash = ov("add-resource", str(other), "--to", "viking://resources/a", "--json")
+    assert clash.exit_code == 1 and "was not added from" in clash.error["message"]
+    # The same source to its own import: an add again, with nothing to change.
+    assert ov("add-resource", str(doc), "--to", "viking://resources/a", "--json").json["result"]["commit"] is None
     assert store_state() == before
 
 
@@ -1672,7 +1676,7 @@ def test_fsck_names_a_notebook_an_older_ov_stored_as_json_with_the_add_that_conv
     (folder / "churn.md").unlink()
     (folder / "churn.ipynb").write_text(json.dumps(notebook))
     manifest = json.loads((folder / ".sources.json").read_text())
-    manifest["files"] = {"churn.ipynb": manifest["files"]["churn.md"]}
+    manifest["files"] = {"churn.ipynb": {k: v for k, v in manifest["files"]["churn.md"].items() if k != "blob"}}  # an older ov named no blob
     (folder / ".sources.json").write_text(json.dumps(manifest))
     assert ov("snapshot", "commit", "-m", "an older ov's add").exit_code == 0
     assert ov("write", "viking://resources/loose.ipynb", "--content", json.dumps(notebook)).exit_code == 0

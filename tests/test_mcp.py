@@ -250,6 +250,37 @@ def test_a_client_gone_ends_the_session_and_the_call_is_still_logged(ov_home, li
     assert any(memories.rglob("*.md")) == called
 
 
+def test_add_resource_refreshes_an_import_made_with_to_and_names_what_it_left_as_the_user_changed_it(ov, ov_home, tmp_path):
+    """(audit22 #01 #02 #15) ``to`` names an earlier import of the same source, which is refreshed;
+    without it the import is found; a file the user changed is named, and memories are no target."""
+    import io
+
+    from ov.mcp import server as server_module
+
+    source = tmp_path / "notes"
+    source.mkdir()
+    (source / "a.md").write_text("# A\nalpha\n")
+    assert ov("add-resource", str(source), "--to", "viking://resources/team/notes").exit_code == 0
+    assert ov("edit", "viking://resources/team/notes/a.md", "--old", "alpha", "--new", "ALPHA").exit_code == 0
+    (source / "a.md").write_text("# A\nalpha changed\n")
+    (source / "c.md").write_text("# C\ngamma\n")
+    lines = [
+        _tool_call(1, "add_resource", {"source": str(source), "to": "viking://resources/team/notes"}),
+        _tool_call(2, "add_resource", {"source": str(source), "to": "viking://~/memories/entities/web"}),
+        _tool_call(3, "add_resource", {"source": str(source)}),
+    ]
+    out = io.BytesIO()
+    assert server_module.Server(out=out).serve(io.BytesIO("".join(json.dumps(line) + "\n" for line in lines).encode())) == 0
+    answers = {a["id"]: a["result"] for a in map(json.loads, out.getvalue().decode().splitlines())}
+    text = answers[1]["content"][0]["text"]
+    assert text.startswith("viking://resources/team/notes: 1 added, 0 updated") and "(commit " in text
+    assert "not updated: 'viking://resources/team/notes/a.md' was changed in the store since the last add and at its source too" in text
+    assert answers[2]["isError"] and "resources go under viking://resources/ or viking://~/resources/" in answers[2]["content"][0]["text"]
+    assert answers[3]["content"][0]["text"].startswith("viking://resources/team/notes: 0 added, 0 updated, 0 removed, 1 unchanged")
+    assert ov("read", "viking://resources/team/notes/a.md").stdout == "# A\nALPHA\n"
+    assert not (ov_home / "accounts/default/user/default/memories/entities/web").exists()
+
+
 def test_add_resource_keeps_no_secret_of_its_reason_or_a_failed_url(ov_home, tmp_path):
     """An agent's reason and URL go where the CLI's do: redacted in the store, the answer and the log."""
     import io
@@ -1966,7 +1997,8 @@ def test_a_hint_that_reaches_a_tool_names_the_tool_and_its_arguments_not_the_com
         ("add_resource", {"source": str(source), "to": "viking://resources/s", "parent": "viking://resources"},
          ["add-resource", str(source), "--to", "viking://resources/s", "--parent", "viking://resources"], 'give "to" or "parent", not both', "give --to or --parent, not both"),
         ("add_resource", {"source": str(source), "to": "viking://resources/a.md"}, ["add-resource", str(source), "--to", "viking://resources/a.md"],
-         '"to" names a new location; use "parent" to add inside an existing directory', "--to names a new location; use --parent to add inside an existing directory"),
+         '"to" names a new location, or an earlier import of the same source; use "parent" to add inside an existing directory',
+         "--to names a new location, or an earlier import of the same source; use --parent to add inside an existing directory"),
         ("add_resource", {"source": str(source), "parent": "viking://resources/none"}, ["add-resource", str(source), "--parent", "viking://resources/none"],
          'create it with `ov mkdir viking://resources/none`, or name a new folder with "to"', "create it with `ov mkdir viking://resources/none`, or name a new folder with --to"),
         ("add_resource", {"source": str(notes)}, ["add-resource", str(notes)], 'choose another place with "to"', "choose another place with --to"),

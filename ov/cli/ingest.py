@@ -19,10 +19,10 @@ def register(app: typer.Typer) -> None:
 
 def add_resource(
     source: Annotated[str, typer.Argument(help="A file, a directory, or an http(s) URL.", show_default=False)],
-    to: Annotated[str | None, typer.Option("--to", help="Exact target URI; it must not exist.")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Exact target URI: a new one, or the earlier import of the same source (added again).")] = None,
     parent: Annotated[str | None, typer.Option("--parent", help="Add inside this existing directory.")] = None,
     include: Annotated[list[str] | None, typer.Option("--include", help="Only files matching these gitignore-style patterns (repeat or comma-separate); they also take lockfiles, minified bundles and hidden paths they name with the dot.")] = None,
-    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns.")] = None,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns; an add again keeps the earlier ones unless new ones are given ('' drops them).")] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why this source matters; kept as its description (L0).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Abort with no commit if any file fails to parse or read.")] = False,
     no_limit: Annotated[bool, typer.Option("--no-limit", help="Add a folder of more files or bytes than ingest.max_source_files and ingest.max_source_total_bytes allow.")] = False,
@@ -68,11 +68,15 @@ def add_resource(
         plain(verb)
         plain(
             f"  {len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, "
-            f"{result.unchanged} unchanged, {len(result.skipped)} skipped; {result.bytes_read} bytes read, "
+            f"{result.unchanged} unchanged, {_kept_counts(result)}{len(result.skipped)} skipped; {result.bytes_read} bytes read, "
             f"{result.summaries} summaries, {result.seconds:.2f}s"
         )
         for item in result.skipped:
             plain(f"  skipped {item.path}: {item.reason}")
+        for item in result.kept:
+            plain(f"  {item['reason']}")
+        for item in result.conflicts:  # the source's change is not in the store: said on stderr
+            warn(f"not updated: {item['reason']}")
         if result.redacted and result.commit:  # an unchanged source was redacted before, when it was stored
             plain(f"  {counted(result.redacted, 'secret')} redacted (replaced by [REDACTED:<kind>] before storing)")
         for warning in result.warnings:
@@ -81,6 +85,12 @@ def add_resource(
             plain("  tokens: " + ", ".join(f"{k} {v}" for k, v in sorted(result.tokens.items())))
 
     emit(data, human)
+
+
+def _kept_counts(result) -> str:
+    """The files of the import the user changed that the add left as they are, when any."""
+    kept = f"{len(result.kept)} kept as you changed them, " if result.kept else ""
+    return kept + (f"{counted(len(result.conflicts), 'conflict')}, " if result.conflicts else "")
 
 
 def add_skill(

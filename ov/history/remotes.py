@@ -48,10 +48,10 @@ from ov.errors import (
     UnsafeTree,
     quote,
 )
-from ov.history.snapshots import TAG_PREFIX, trailers
+from ov.history.snapshots import TAG_PREFIX
 from ov.home import expand_user
 from ov.store.gitstore import BRANCH, FILE_MODE, GitStore
-from ov.store.store import Store, commit_message
+from ov.store.store import Store, commit_message, trailers
 from ov.store.treepaths import in_scopes
 from ov.uri import SCHEME, VikingURI, work_path_problem
 

@@ -46,10 +46,10 @@ from ov.history.snapshots import (
     _session_folder,
     resolve,
     revision,
-    trailers,
 )
 from ov.store.gitindex import FILE_MODE
 from ov.store.sidecar import MESSAGES, SIDECARS
+from ov.store.store import trailers
 from ov.uri import VikingURI
 
 _SHORT = 10

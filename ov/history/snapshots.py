@@ -24,7 +24,7 @@ from ov.changes import listed_changes
 from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree, quote
 from ov.files import looks_binary
 from ov.store.sidecar import MESSAGES
-from ov.store.store import COMMIT_COMMANDS, VIAS
+from ov.store.store import COMMIT_COMMANDS, VIAS, message_paragraphs, trailers
 from ov.store.treepaths import quoted, shown
 from ov.uri import VikingURI
 
@@ -392,26 +392,10 @@ class _Touched:
         return found
 
 
-def trailers(commit) -> list[tuple[str, str]]:
-    """The ``Ov-*: value`` lines ov writes in its commit messages, in order: those of the
-    message's last paragraph, where ov writes them, so that a line of a user's body (``ov
-    snapshot commit -m``) that starts "Ov-" is not read as one."""
-    return _trailer_lines(_paragraphs(commit)[-1])
-
-
-def _paragraphs(commit) -> list[str]:
-    """The paragraphs of a commit's message (at least one, maybe empty)."""
-    return commit.message.decode("utf-8", "replace").strip("\n").split("\n\n")
-
-
-def _trailer_lines(paragraph: str) -> list[tuple[str, str]]:
-    return [(k, v.strip()) for k, _, v in (line.partition(":") for line in paragraph.splitlines() if line.startswith("Ov-"))]
-
-
 def _body(commit) -> str:
     """A commit's message after its subject line and before its trailers: the body a user gave
     ``ov snapshot commit`` (a second ``-m``, or lines after a blank one), "" for ov's own commits."""
-    paragraphs = _paragraphs(commit)
+    paragraphs = message_paragraphs(commit)
     last = paragraphs[-1]
     if len(paragraphs) > 1 and all(line.startswith("Ov-") for line in last.splitlines()):
         paragraphs = paragraphs[:-1]

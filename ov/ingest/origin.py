@@ -234,6 +234,15 @@ def added_folders(store) -> list[tuple[str, str]]:
 def _source_folder(manifest: str) -> str | None:
     """The local folder the manifest at ``manifest`` says its resource was added from, or None
     (no manifest, another kind of source, unreadable)."""
+    source = recorded_source(manifest)
+    if source is None or source.get("kind") != "directory":
+        return None
+    return source["uri"]
+
+
+def recorded_source(manifest: str) -> dict | None:
+    """The ``source`` ({kind, uri}) the manifest at ``manifest`` names, read from its end, or None
+    (no manifest, unreadable, no such entry)."""
     try:
         with open(manifest, "rb") as f:
             size = f.seek(0, os.SEEK_END)
@@ -246,9 +255,9 @@ def _source_folder(manifest: str) -> str | None:
                 source = data.get("source") if isinstance(data, dict) else None
     except (OSError, ValueError):
         return None
-    if not isinstance(source, dict) or source.get("kind") != "directory" or not isinstance(source.get("uri"), str):
+    if not isinstance(source, dict) or not isinstance(source.get("kind"), str) or not isinstance(source.get("uri"), str):
         return None
-    return source["uri"]
+    return source
 
 
 def _resolved(folder: str) -> PurePath:

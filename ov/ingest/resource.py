@@ -22,21 +22,23 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, proposal, quote
+from ov.errors import HandEditConflict, InvalidInput, quote
 from ov.files import json_bytes
 from ov.ingest.formats import MARKDOWN_EXTENSIONS, SECTION_NAME
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
 from ov.ingest.origin import origin_of, read_manifest
-from ov.ingest.sources import Collected, SourceLimit, collect, is_url, kept_url, local_source, refuse_store_source
+from ov.ingest.refresh import BLOB, Earlier, describe, earlier_file, import_root, no_parent, refresh_patterns, refuse_place, without_blob
+from ov.ingest.sources import Collected, SourceLimit, collect, kept_url, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
 from ov.regex import LazyPattern
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
-from ov.uri import CASE_TWINS, VikingURI, is_stored_segment, join_new, path_twins, segment_name
+from ov.uri import CASE_TWINS, VikingURI, join_new, path_twins, segment_name
 
 MANIFEST = sidecar.MANIFEST
-MANIFEST_VERSION = 1
+# 2: each file's entry names the blob the add wrote (ov.ingest.refresh); a version 1 manifest is read too.
+MANIFEST_VERSION = 2
 GENERATOR = ("ov-ingest", "resource_ingest")
 # How much of a file the summariser sees; summaries are about what a file is, not all of it.
 SUMMARY_TEXT_CHARS = 4000
@@ -54,6 +56,11 @@ class AddResult:
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    # Files the user changed in the store since the last add, left as they are (ov.ingest.refresh):
+    # where the source did not change them (or is gone), and where it did (or has a new file where
+    # the user's own is), each {"uri", "reason"}.
+    kept: list[dict] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     bytes_read: int = 0
     seconds: float = 0.0
@@ -74,6 +81,8 @@ class AddResult:
             "updated": self.updated,
             "removed": self.removed,
             "unchanged": self.unchanged,
+            "kept": self.kept,
+            "conflicts": self.conflicts,
             "skipped": [{"path": s.path, "reason": s.reason, "failed": s.failed} for s in self.skipped],
             "bytes": self.bytes_read,
             "seconds": round(self.seconds, 3),
@@ -109,9 +118,12 @@ def add_resource(
     if to and parent:
         raise InvalidInput("both a new location and a parent to add inside were given", hint="give {to} or {parent}, not both", arguments={"to", "parent"})
     target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O
+    if target is not None:
+        refuse_place(target)
     refuse_store_source(source, store.home)  # before reading a byte of it
     if parent:
-        store.require_before_lock(target, _no_parent(target))  # a mistyped account: no trace of it
+        store.require_before_lock(target, no_parent(target))  # a mistyped account: no trace of it
+    include, exclude = refresh_patterns(store, source, target, to is not None, parent is not None, include, exclude)
     limits = store.config.ingest
     collected = collect(
         source,
@@ -160,6 +172,8 @@ def add_resource(
             skipped=list(result.skipped),
             warnings=list(result.warnings),
             tokens=dict(result.tokens),
+            kept=list(result.kept),
+            conflicts=list(result.conflicts),
         )
         with store.draft() as draft:
             root = _plan(store, draft, collected, parsed, target, to, parent, reason, include, exclude, planned, progress)
@@ -194,7 +208,7 @@ def _plan(
     progress: Progress | None,
 ) -> VikingURI:
     """Put every change of the add into ``tx`` (pieces, removals, manifest, sidecars); the root."""
-    root = _resolve_root(store, collected, target, to is not None, parent is not None)
+    root = import_root(store, collected, target, to is not None, parent is not None)
     result.root = str(root)
     old_manifest = read_manifest(store, root)
     if reason is None and isinstance(old_manifest.get("reason"), str):
@@ -204,29 +218,42 @@ def _plan(
         # older ov kept it as given.
         reason = redact(old_manifest["reason"])[0]
     files, provenance = parsed.laid_out(_document_folders(old_manifest))
-    manifest = _manifest(collected, reason, include, exclude, provenance)
-    renamed = respelled(set(old_manifest.get("files", {})) - set(files), files)
+    earlier = Earlier(store, root, old_manifest)
+    renamed = respelled(set(earlier.files) - set(files), files)
+    entries: dict[str, dict] = {}
     for rel in sorted(files):
         uri = _join(root, rel)
         current = tx.existing_file(uri)
-        if current == files[rel] and rel not in renamed:
+        verdict = "update" if rel in renamed else earlier.verdict(rel, current, files[rel])
+        if verdict == "same":
             result.unchanged += 1
-            continue
-        tx.put(uri, files[rel])
-        (result.updated if current is not None else result.added).append(str(uri))
-    for rel in sorted(set(old_manifest.get("files", {})) - set(files)):
-        uri = _earlier_file(root, rel)
+        elif verdict in ("add", "update"):
+            tx.put(uri, files[rel])
+            (result.updated if current is not None else result.added).append(str(uri))
+        else:  # the user's text, left as it is
+            (result.kept if verdict == "kept" else result.conflicts).append({"uri": str(uri), "reason": describe(verdict, uri)})
+        if verdict != "theirs":  # a file the user made stays theirs: no entry names it
+            entries[rel] = {**provenance[rel], BLOB: earlier.entry_blob(rel, verdict, files[rel])}
+    for rel in sorted(set(earlier.files) - set(files)):
+        uri = earlier_file(root, rel)
         if uri is None:
             continue
         if is_git_name(uri.name):
             # No work-tree path of ov's is spelled like .git, so the file is not read: the
             # commit drops it from the tree, as `ov snapshot commit` drops such a path.
-            held = tx.git.entry(tx.tree, uri.path) is not None
-        else:
-            held = tx.existing_file(uri) is not None
-        if held:
+            if tx.git.entry(tx.tree, uri.path) is not None:
+                tx.delete(uri)
+                result.removed.append(str(uri))
+            continue
+        current = tx.existing_file(uri)
+        if current is None:
+            continue
+        if earlier.removable(rel, current):
             tx.delete(uri)
             result.removed.append(str(uri))
+        else:
+            result.kept.append({"uri": str(uri), "reason": describe("gone", uri)})
+    manifest = _manifest(collected, reason, include, exclude, entries)
     if len(tx.changes) >= 256:
         tx.write_ahead()  # file creation overlaps with summarising
     manifest_bytes = json_bytes(manifest)
@@ -246,7 +273,7 @@ def stat_with_source(store: Store, uri: VikingURI) -> dict:
     if info["type"] == "file":
         origin = origin_of(store, uri)
         if origin is not None:
-            info["source"] = origin.entry
+            info["source"] = without_blob(origin.entry)
     return info
 
 
@@ -439,107 +466,14 @@ def _join(root: VikingURI, rel: str, *, directory: bool = False) -> VikingURI:
         raise InvalidInput(f"cannot store {quote(rel)}: {exc.message}", hint=f"{exc.hint}; {hint}" if exc.hint else hint, arguments={"exclude", *exc.arguments}) from None
 
 
-def _earlier_file(root: VikingURI, rel: str) -> VikingURI | None:
-    """The URI of a file an earlier add recorded in the manifest, to remove it; None when ``rel``
-    is no name ov ever stored. An older ov stored a source's names as they were: ``"todo "``
-    (before the whitespace rule) and ``git~1`` (a name git reserves, before ov refused those);
-    adding the folder again replaces them with ``todo`` and ``git_1``. Only the file's own name
-    may be reserved (a folder so named was never written)."""
-    parts = tuple(rel.split("/"))
-    if all(is_stored_segment(part) for part in parts[:-1]) and (is_stored_segment(parts[-1]) or is_git_name(parts[-1])):
-        return VikingURI(root.parts + parts)
-    return None
-
-
-def _no_parent(target: VikingURI) -> NotFound:
-    return NotFound(f"{target} does not exist", hint=f"create it with `ov mkdir {target}`, or name a new folder with {{to}}", arguments={"to"})
-
-
-def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
-    if exact:
-        assert target is not None
-        store.require_content_uri(target)
-        if store.path(target).exists():
-            raise AlreadyExists(f"{target} already exists", hint="{to} names a new location; use {parent} to add inside an existing directory", arguments={"to", "parent"})
-        return target
-    if under_parent:
-        assert target is not None
-        path = store.path(target)
-        if not path.exists() and not (target.is_root or len(target.parts) == 1):
-            raise _no_parent(target)
-        if path.exists() and not path.is_dir():
-            raise NotADirectory(f"{target} is a file")
-        root = VikingURI((*target.parts, collected.name))
-    else:
-        root = VikingURI(("resources", collected.name))
-    store.require_content_uri(root)
-    path = store.path(root)
-    same = path.exists() and _same_source(read_manifest(store, root), collected)
-    if not same and collected.kind == "http":
-        earlier = _root_of_source(store, root.parent, collected)
-        if earlier is not None:
-            return earlier
-    if path.exists() and not same:
-        raise _added_from_elsewhere(root, read_manifest(store, root), collected)
-    return root
-
-
-def _added_from_elsewhere(root: VikingURI, manifest: dict, collected: Collected) -> AlreadyExists:
-    """The refusal to add ``collected`` where another source's folder is: which source that was,
-    and, when it was a local folder that is gone (moved, or a linked folder above it pointed
-    elsewhere since: a source is recorded by its real path), how to replace it."""
-    source = manifest.get("source")
-    recorded = source.get("uri") if isinstance(source, dict) else None
-    message = f"{root} already exists and was not added from {collected.uri}"
-    hint = "choose another place with {to}"
-    if isinstance(recorded, str) and recorded:
-        message += f" (it was added from {kept_url(recorded)[0] if is_url(recorded) else recorded})"
-        if collected.kind != "http" and not is_url(recorded) and not os.path.lexists(recorded):
-            hint = f"{recorded} no longer exists: to replace it, {proposal('rm', uri=str(root), recursive=True)} and add again; or {hint}"
-    return AlreadyExists(message, hint=hint, arguments={"to"})
-
-
-def _same_source(manifest: dict, collected: Collected) -> bool:
-    """Whether the manifest of a folder says it was added from ``collected``'s source."""
-    source = manifest.get("source")
-    recorded = source.get("uri") if isinstance(source, dict) else None
-    if recorded == collected.uri or not isinstance(recorded, str):
-        return recorded == collected.uri
-    if collected.kind == "http":
-        # An older ov recorded a URL as given (its secrets, its password): the same source still.
-        return kept_url(recorded)[0] == collected.uri
-    # An older ov recorded a path as given (`/x/other/../src/docs`, a linked folder above it).
-    return local_source(recorded) == collected.uri
-
-
-def _root_of_source(store: Store, parent: VikingURI, collected: Collected) -> VikingURI | None:
-    """The folder of ``parent`` that an earlier add of the same URL made under another name, or
-    None. An older ov named a URL's folder otherwise (``localhost`` for ``http://localhost:8766/``,
-    ``example`` for ``https://example.com/``): adding it again updates that folder rather than
-    make a second copy. A URL add waits on the network anyway, so reading the manifests of the
-    folders beside it costs nothing that shows."""
-    folder = store.path(parent)
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return None
-    for name in names:
-        if name.startswith(".") or not is_stored_segment(name) or not (folder / name / MANIFEST).is_file():
-            continue
-        candidate = VikingURI((*parent.parts, name))
-        if _same_source(read_manifest(store, candidate), collected):
-            return candidate
-    return None
-
-
-def _manifest(collected: Collected, reason, include, exclude, provenance: dict[str, dict]) -> dict:
+def _manifest(collected: Collected, reason, include, exclude, entries: dict[str, dict]) -> dict:
     return {
         "version": MANIFEST_VERSION,
         "source": {"kind": collected.kind, "uri": collected.uri},
         "reason": reason,
-        "include": list(include),
-        "exclude": list(exclude),
-        "files": {rel: provenance[rel] for rel in sorted(provenance)},
+        "include": [p for p in include if p.strip()],
+        "exclude": [p for p in exclude if p.strip()],
+        "files": {rel: entries[rel] for rel in sorted(entries)},
     }
 
 
@@ -734,12 +668,15 @@ def _tree_after(store: Store, tx: Transaction, root: VikingURI) -> dict[str, dic
 
 
 def _drop_orphan_sidecars(store: Store, tx: Transaction, root: VikingURI, tree: dict[str, dict[str, bool]]) -> None:
-    """Sidecars of directories whose content is all gone would keep an empty directory alive."""
+    """Sidecars of directories whose content is all gone would keep an empty directory alive. Only
+    those ingest generated: a folder made with ``ov mkdir --description`` holds no file, and its
+    description is the user's (ov.ingest.refresh)."""
     if not store.path(root).is_dir():
         return
     for uri, _path in list(store.walk_files(root, show_all=True)):
         if uri.name in sidecar.SIDECARS and uri.parent is not None and uri.parent.relative_to(root) not in tree:
-            if tx.existing_file(uri) is not None:  # also refuses a hand-edited sidecar
+            data = tx.existing_file(uri)  # also refuses a hand-edited sidecar
+            if data is not None and is_generated_summary(data):
                 tx.delete(uri)
 
 

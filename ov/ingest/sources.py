@@ -135,6 +135,11 @@ def local_source(path: str | os.PathLike) -> str:
     return os.path.realpath(path)
 
 
+def folder_name(path: str) -> str:
+    """The default name of the import root of the folder at ``path`` (its real path)."""
+    return sanitize_segment(os.path.basename(path))
+
+
 def collect_path(
     path: Path,
     *,
@@ -179,7 +184,7 @@ def collect_path(
                 ) from None
             raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
         raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
-    collected = Collected(sanitize_segment(path.name), "directory", str(path))
+    collected = Collected(folder_name(str(path)), "directory", str(path))
     _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes, machine_files, limit, progress)
     if not collected.files and not collected.skipped:
         raise InvalidInput(f"{path} holds no files")

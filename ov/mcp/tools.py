@@ -800,7 +800,10 @@ def _add_resource(store, args: _Args, _context: Context) -> str:
 
         index_after_add(store)  # its full text, for the prompts that follow (a failure is the next find's to repair)
     counts = f"{len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, {result.unchanged} unchanged"
-    return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "") + _redacted_note(result.redacted)
+    # The user's changes the add left as they are, each named: a model told only "1 updated" would
+    # not know a file now says other than its source.
+    kept = "".join(f"\n{item['reason']}" for item in result.kept) + "".join(f"\nnot updated: {item['reason']}" for item in result.conflicts)
+    return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "") + _redacted_note(result.redacted) + kept
 
 
 def _write(store, args: _Args, _context: Context) -> str:

@@ -1519,6 +1519,18 @@ def _redacted_after(data: bytes, kept: bytes) -> tuple[bytes, int]:
     return (redacted.encode("utf-8", "surrogateescape"), count) if count else (data, 0)
 
 
+def trailers(commit) -> list[tuple[str, str]]:
+    """The ``Ov-*: value`` lines ov writes in its commit messages (:func:`commit_message`), in order:
+    those of the message's last paragraph, where ov writes them, so that a line of a user's body
+    (``ov snapshot commit -m``) that starts "Ov-" is not read as one."""
+    return [(k, v.strip()) for k, _, v in (line.partition(":") for line in message_paragraphs(commit)[-1].splitlines() if line.startswith("Ov-"))]
+
+
+def message_paragraphs(commit) -> list[str]:
+    """The paragraphs of a commit's message (at least one, maybe empty)."""
+    return commit.message.decode("utf-8", "replace").strip("\n").split("\n\n")
+
+
 def message_parts(message: str) -> tuple[str, str]:
     """(subject, body) of a commit message a user wrote, as git reads one: its first paragraph
     the subject, the paragraphs after it the body. Cleaned as ``git commit -m`` cleans it: the
