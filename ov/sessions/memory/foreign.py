@@ -151,8 +151,7 @@ def kept_as(text: str, subject: str) -> Statement | None:
     """``text`` (read by no rule, asked to be remembered) as a preference in its own words when it is in
     another language and says a habit or a liking (see the module's docstring); None for any other."""
     said = " ".join(text.split()).strip()
-    english = len(ENGLISH_RE.findall(said))
-    if not said or DATE_RE.search(said) or (english and not re.search(_CJK, said) and english * 4 >= len(said.split())):
+    if not said or DATE_RE.search(said) or (not re.search(_CJK, said) and english(said)):
         return None
     line = tx.capitalise(said.rstrip(" ."))
     habit = HABIT_RE.search(said)
